@@ -1,0 +1,183 @@
+/**
+ * `createKubeClient` implements the KubeClient contract (types.ts) over the Bun-native transport.
+ *
+ * - URLs are built from a ResourceType (group/version/plural, namespaced or not).
+ * - `listAll` follows `continue` tokens with `limit` 500 and keeps the first page's resourceVersion.
+ * - `watch` parses the newline-delimited JSON stream as it arrives; an HTTP error when opening
+ *   rejects with a translated KubeError (a 410 has reason "Gone"); a broken stream throws from the iterator.
+ * - `apply` is server-side apply; JSON is valid YAML, so the body is the object as JSON.
+ */
+import { loadConnection, type LoadOptions } from "./config.ts";
+import { fromResponse, fromNetworkError } from "./errors.ts";
+import { createTransport, type Transport, type TransportOptions } from "./transport.ts";
+import type {
+  ApplyOptions,
+  KubeClient,
+  KubeList,
+  KubeObject,
+  ListOptions,
+  PatchType,
+  ResourceType,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from "./types.ts";
+
+export const PAGE_SIZE = 500;
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+};
+
+/** Path of a collection or of one object (and optional subresource). */
+export function resourcePath(rt: ResourceType, namespace?: string, name?: string, subresource?: string): string {
+  const base = rt.group ? `/apis/${rt.group}/${rt.version}` : `/api/${rt.version}`;
+  const ns = rt.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  const obj = name ? `/${encodeURIComponent(name)}` : "";
+  return `${base}${ns}/${rt.plural}${obj}${subresource && name ? `/${subresource}` : ""}`;
+}
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+export interface ClientOptions extends LoadOptions, TransportOptions {}
+
+export function createKubeClient(opts: ClientOptions = {}): KubeClient {
+  const conn = loadConnection(opts);
+  return clientFromTransport(createTransport(conn, opts), conn.namespace);
+}
+
+export function clientFromTransport(t: Transport, namespace: string): KubeClient {
+  const nsOf = (rt: ResourceType, obj: KubeObject) => (rt.namespaced ? obj.metadata.namespace ?? namespace : undefined);
+  const writeQuery = (o?: WriteOptions, extra: Record<string, string | boolean | undefined> = {}) =>
+    query({ dryRun: o?.dryRun ? "All" : undefined, fieldManager: o?.fieldManager, ...extra });
+
+  const list = <T extends KubeObject>(rt: ResourceType, o: ListOptions = {}) =>
+    t.json<KubeList<T>>({
+      method: "GET",
+      path:
+        resourcePath(rt, o.namespace) +
+        query({ labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continue, resourceVersion: o.resourceVersion }),
+      signal: o.signal,
+    });
+
+  return {
+    server: t.server,
+    context: t.context,
+    namespace,
+
+    get: (rt, name, ns, signal) => t.json({ method: "GET", path: resourcePath(rt, ns ?? namespace, name), signal }),
+
+    list,
+
+    async listAll<T extends KubeObject>(rt: ResourceType, o: ListOptions = {}) {
+      const first = await list<T>(rt, { ...o, limit: o.limit ?? PAGE_SIZE });
+      const items = [...first.items];
+      let cont = first.metadata.continue;
+      while (cont) {
+        const page = await list<T>(rt, { ...o, limit: o.limit ?? PAGE_SIZE, continue: cont, resourceVersion: undefined });
+        items.push(...page.items);
+        cont = page.metadata.continue;
+      }
+      return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+    },
+
+    async watch<T extends KubeObject>(rt: ResourceType, o: WatchOptions) {
+      const path =
+        resourcePath(rt, o.namespace) +
+        query({
+          watch: 1,
+          resourceVersion: o.resourceVersion,
+          allowWatchBookmarks: o.allowWatchBookmarks,
+          timeoutSeconds: o.timeoutSeconds,
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+        });
+      const res = await t.send({ method: "GET", path, signal: o.signal, timeoutMs: 0 });
+      const req = { method: "GET", path: path.split("?")[0] ?? path, server: t.server, context: t.context };
+      if (!res.ok || !res.body) {
+        const text = await res.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {}
+        throw fromResponse(res.status, body, req, "watch=1");
+      }
+      return readWatchStream<T>(res.body, o.signal, req);
+    },
+
+    create: (rt, obj, o) => t.json({ method: "POST", path: resourcePath(rt, nsOf(rt, obj)) + writeQuery(o), body: obj, signal: o?.signal }),
+
+    replace: (rt, obj, o) =>
+      t.json({ method: "PUT", path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name) + writeQuery(o), body: obj, signal: o?.signal }),
+
+    replaceStatus: (rt, obj, o) =>
+      t.json({ method: "PUT", path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name, "status") + writeQuery(o), body: obj, signal: o?.signal }),
+
+    patch: (rt, name, ns, patch, type, o) =>
+      t.json({
+        method: "PATCH",
+        path: resourcePath(rt, ns ?? namespace, name, o?.subresource) + writeQuery(o),
+        body: patch,
+        contentType: PATCH_CONTENT_TYPES[type],
+        signal: o?.signal,
+      }),
+
+    apply: (rt, obj, o: ApplyOptions & { subresource?: string }) =>
+      t.json({
+        method: "PATCH",
+        path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name, o.subresource) + writeQuery(o, { force: o.force ? true : undefined }),
+        body: obj,
+        contentType: "application/apply-patch+yaml",
+        signal: o.signal,
+      }),
+
+    async delete(rt, name, ns, o = {}) {
+      const body = o.propagationPolicy ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: o.propagationPolicy } : undefined;
+      await t.json({ method: "DELETE", path: resourcePath(rt, ns ?? namespace, name) + query({ dryRun: o.dryRun ? "All" : undefined }), body, signal: o.signal });
+    },
+
+    raw: (method, path, body, contentType, signal) => t.json({ method, path, body, contentType, signal }),
+  };
+}
+
+/** Yields one WatchEvent per JSON line; ends quietly when the server closes or the signal aborts. */
+async function* readWatchStream<T extends KubeObject>(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal | undefined,
+  req: { method: string; path: string; server: string; context: string },
+): AsyncGenerator<WatchEvent<T>> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  try {
+    while (true) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        if (signal?.aborted) return;
+        throw fromNetworkError(e, req);
+      }
+      if (chunk.done) break;
+      buf += decoder.decode(chunk.value, { stream: true });
+      let nl: number;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) yield JSON.parse(line) as WatchEvent<T>;
+      }
+    }
+    const rest = buf.trim();
+    if (rest) yield JSON.parse(rest) as WatchEvent<T>;
+  } finally {
+    reader.releaseLock();
+    if (!signal?.aborted) await body.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Loads connection settings the way kubectl does, and resolves them once into `Connection`:
+ * the server URL, the TLS material (CA, client certificate and key, skip-verify, server name) and
+ * a function that yields the auth headers for each request (static token, token file, exec plugin).
+ *
+ * Order: an explicit kubeconfig path, else $KUBECONFIG (":"-separated, merged), else ~/.kube/config,
+ * else in-cluster (service account token, CA, KUBERNETES_SERVICE_HOST/PORT). `context` picks a context.
+ * Every failure is a `ConfigError` whose message says what to fix; nothing here talks to the network.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export interface LoadOptions {
+  /** Path to a kubeconfig file (like kubectl --kubeconfig). */
+  kubeconfig?: string;
+  /** Context name (like kubectl --context). */
+  context?: string;
+  /** Prefix for the in-cluster service-account files (tests mount them elsewhere). Default "". */
+  inClusterRoot?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export interface TlsSettings {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  rejectUnauthorized: boolean;
+  serverName?: string;
+}
+
+export interface Connection {
+  server: string;
+  /** Context name; "" in-cluster. */
+  context: string;
+  namespace: string;
+  tls: TlsSettings;
+  proxy?: string;
+  /** Auth headers for one request; cheap when credentials are static, refreshes tokens when they are not. */
+  authHeaders(): Promise<Record<string, string>>;
+}
+
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export function loadConnection(opts: LoadOptions = {}): Connection {
+  const env = opts.env ?? process.env;
+  const kc = new KubeConfig();
+  const source = loadInto(kc, opts, env);
+  if (opts.context) {
+    if (!kc.getContextObject(opts.context)) {
+      const known = kc.getContexts().map((c) => c.name);
+      throw new ConfigError(`context "${opts.context}" is not in ${source}; known contexts: ${known.join(", ") || "none"}.`);
+    }
+    kc.setCurrentContext(opts.context);
+  }
+  return resolve(kc, source);
+}
+
+function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string | undefined>): string {
+  const files = opts.kubeconfig ? [opts.kubeconfig] : (env.KUBECONFIG ?? "").split(":").filter(Boolean);
+  if (files.length === 0) {
+    const home = env.HOME ?? homedir();
+    const def = join(home, ".kube", "config");
+    if (existsSync(def)) files.push(def);
+  }
+  if (files.length > 0) {
+    files.forEach((file, i) => {
+      const target = i === 0 ? kc : new KubeConfig();
+      if (!existsSync(file)) throw new ConfigError(`kubeconfig ${file} does not exist. Point --kubeconfig or KUBECONFIG at a readable file.`);
+      try {
+        target.loadFromFile(file);
+      } catch (e) {
+        throw new ConfigError(`kubeconfig ${file} cannot be read: ${(e as Error).message}. Fix the file or point --kubeconfig elsewhere.`);
+      }
+      if (target !== kc) kc.mergeConfig(target, true);
+    });
+    return files.length === 1 ? `kubeconfig ${files[0]}` : `kubeconfig ${files.join(":")}`;
+  }
+  const root = opts.inClusterRoot ?? "";
+  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
+    if (!existsSync(`${root}${SERVICE_ACCOUNT_DIR}/token`)) {
+      throw new ConfigError(`running in-cluster but ${root}${SERVICE_ACCOUNT_DIR}/token is missing: mount the service account token (automountServiceAccountToken).`);
+    }
+    const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+    process.env.KUBERNETES_SERVICE_HOST = env.KUBERNETES_SERVICE_HOST;
+    process.env.KUBERNETES_SERVICE_PORT = env.KUBERNETES_SERVICE_PORT;
+    try {
+      kc.loadFromCluster(root);
+    } finally {
+      process.env.KUBERNETES_SERVICE_HOST = saved.host;
+      process.env.KUBERNETES_SERVICE_PORT = saved.port;
+    }
+    return "in-cluster configuration";
+  }
+  throw new ConfigError(
+    "no Kubernetes configuration found: set --kubeconfig or KUBECONFIG, create ~/.kube/config, or run inside a cluster.",
+  );
+}
+
+function resolve(kc: KubeConfig, source: string): Connection {
+  const ctx = kc.getContextObject(kc.getCurrentContext());
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!ctx) throw new ConfigError(`${source} has no current context; pass --context (known: ${kc.getContexts().map((c) => c.name).join(", ") || "none"}).`);
+  if (!cluster) throw new ConfigError(`context "${ctx.name}" in ${source} names cluster "${ctx.cluster}", which is not defined there.`);
+  if (!cluster.server) throw new ConfigError(`cluster "${cluster.name}" in ${source} has no server URL.`);
+  let url: URL;
+  try {
+    url = new URL(cluster.server);
+  } catch {
+    throw new ConfigError(`cluster "${cluster.name}" in ${source} has an invalid server URL "${cluster.server}".`);
+  }
+  const tls: TlsSettings = { rejectUnauthorized: !cluster.skipTLSVerify };
+  try {
+    const ca = pem(cluster.caFile, cluster.caData);
+    const cert = pem(user?.certFile, user?.certData);
+    const key = pem(user?.keyFile, user?.keyData);
+    if (ca) tls.ca = ca;
+    if (cert) tls.cert = cert;
+    if (key) tls.key = key;
+  } catch (e) {
+    throw new ConfigError(`cannot read TLS material of context "${ctx.name}" in ${source}: ${(e as Error).message}.`);
+  }
+  if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+  const isInCluster = ctx.name === "inClusterContext";
+  const staticToken = user?.token;
+  const dynamic = !!(user?.exec || user?.authProvider);
+  const basic = user?.username ? `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}` : undefined;
+  const authHeaders = async (): Promise<Record<string, string>> => {
+    if (dynamic) {
+      // The kubeconfig's auth providers (exec plugins, token files) cache and refresh tokens themselves.
+      const opts: { headers?: Record<string, string> } = {};
+      try {
+        await kc.applyToHTTPSOptions(opts as never);
+      } catch (e) {
+        throw new ConfigError(`getting credentials for context "${ctx.name}" failed: ${(e as Error).message}`);
+      }
+      return { ...(opts.headers ?? {}) };
+    }
+    if (staticToken) return { Authorization: `Bearer ${staticToken}` };
+    if (basic) return { Authorization: basic };
+    return {};
+  };
+  return {
+    server: url.toString().replace(/\/$/, ""),
+    context: isInCluster ? "" : ctx.name,
+    namespace: ctx.namespace || "default",
+    tls,
+    ...(cluster.proxyUrl ? { proxy: cluster.proxyUrl } : {}),
+    authHeaders,
+  };
+}
+
+function pem(file?: string, data?: string): string | undefined {
+  if (file) return readFileSync(file, "utf8");
+  if (data) return Buffer.from(data, "base64").toString("utf8");
+  return undefined;
+}
