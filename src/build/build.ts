@@ -4,7 +4,8 @@
  *
  * Flags that matter: --minify --bytecode --format=esm (fast cold start; bytecode needs ESM), and no
  * autoload of .env or bunfig.toml from the user's working directory (an operator must not read them).
- * The version comes from package.json, the commit from git; both are baked in with --define.
+ * The version comes from package.json, the commit from git (or $DEVCTL_COMMIT, as in the Dockerfile);
+ * both are baked in with --define.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ const root = resolve(import.meta.dir, "../..");
 const RELEASE_TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const;
 
 function gitCommit(): string {
+  if (process.env.DEVCTL_COMMIT && process.env.DEVCTL_COMMIT !== "unknown") return process.env.DEVCTL_COMMIT;
   const r = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stderr: "ignore" });
   const sha = r.exitCode === 0 ? r.stdout.toString().trim() : "unknown";
   const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: root, stderr: "ignore" });

@@ -1,0 +1,108 @@
+import { describe, expect, test } from "bun:test";
+import { formatIssues, parseWebApp, parseWebAppSpec } from "./parse.ts";
+
+const webapp = (spec: unknown, name = "my-service") => ({ metadata: { name, namespace: "default" }, spec });
+
+describe("parseWebAppSpec", () => {
+  test("the seed's example is valid unchanged", () => {
+    const out = parseWebAppSpec(webapp({ image: "myregistry/myapp:v2.1.0", replicas: 5, port: 8080 }));
+    expect(out).toEqual({ ok: true, spec: { image: "myregistry/myapp:v2.1.0", replicas: 5, port: 8080 } });
+  });
+
+  test("the seed's test-app case is valid", () => {
+    expect(parseWebAppSpec(webapp({ image: "nginx:1.25", replicas: 3, port: 80 }, "test-app"))).toEqual({
+      ok: true,
+      spec: { image: "nginx:1.25", replicas: 3, port: 80 },
+    });
+  });
+
+  test("replicas defaults to 1 when left out", () => {
+    const out = parseWebAppSpec(webapp({ image: "nginx:1.25", port: 80 }));
+    expect(out.ok && out.spec.replicas).toBe(1);
+  });
+
+  test("port 0 and port 70000 are rejected with messages naming the field and the value", () => {
+    for (const [port, message] of [[0, "must be at least 1 (got 0)"], [70000, "must be at most 65535 (got 70000)"]] as const) {
+      const out = parseWebAppSpec(webapp({ image: "nginx", port }));
+      expect(out).toEqual({ ok: false, issues: [{ path: "spec.port", message }] });
+      if (!out.ok) expect(formatIssues(out.issues)).toBe(`spec.port: ${message}`);
+    }
+  });
+
+  test("replicas 0, 1001 and 2.5 are rejected, each saying what is wrong", () => {
+    const msg = (replicas: number) => {
+      const out = parseWebAppSpec(webapp({ image: "nginx", port: 80, replicas }));
+      return out.ok ? "" : formatIssues(out.issues);
+    };
+    expect(msg(0)).toBe("spec.replicas: must be at least 1 (got 0)");
+    expect(msg(1001)).toBe("spec.replicas: must be at most 1000 (got 1001)");
+    expect(msg(2.5)).toBe("spec.replicas: must be a whole number (got 2.5)");
+  });
+
+  test("a name of 59 characters is accepted and one of 60 is rejected, saying why", () => {
+    expect(parseWebAppSpec(webapp({ image: "nginx", port: 80 }, "a".repeat(59))).ok).toBe(true);
+    const out = parseWebAppSpec(webapp({ image: "nginx", port: 80 }, "a".repeat(60)));
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.issues).toHaveLength(1);
+    expect(out.issues[0]?.path).toBe("metadata.name");
+    expect(out.issues[0]?.message).toStartWith("must be at most 59 characters (got 60)");
+    expect(out.issues[0]?.message).toContain("63 characters");
+  });
+
+  test("names that are not DNS-1035 labels are rejected", () => {
+    for (const name of ["1app", "my.app", "My-App", "app-", "-app", ""]) {
+      const out = parseWebAppSpec(webapp({ image: "nginx", port: 80 }, name));
+      expect(out.ok ? [] : out.issues.map((i) => i.path)).toEqual(["metadata.name"]);
+    }
+  });
+
+  test("an empty image and an image with whitespace are rejected with distinct messages", () => {
+    const empty = parseWebAppSpec(webapp({ image: "", port: 80 }));
+    expect(empty.ok ? "" : formatIssues(empty.issues)).toBe("spec.image: must not be empty: set it to a container image such as nginx:1.25");
+    const spaced = parseWebAppSpec(webapp({ image: "nginx 1.25", port: 80 }));
+    expect(spaced.ok ? "" : formatIssues(spaced.issues)).toBe('spec.image: must not contain whitespace (got "nginx 1.25")');
+  });
+
+  test("missing fields and wrong types are all reported at once, in field order", () => {
+    const out = parseWebAppSpec(webapp({ replicas: "5" }, "Bad"));
+    expect(out.ok ? [] : formatIssues(out.issues).split("\n")).toEqual([
+      expect.stringMatching(/^metadata.name: must be a DNS-1035 label/),
+      "spec.image: is required",
+      'spec.replicas: must be a number (got the string "5")',
+      "spec.port: is required",
+    ]);
+  });
+
+  test("a missing spec says which fields to set", () => {
+    const out = parseWebAppSpec({ metadata: { name: "x" } });
+    expect(out.ok ? "" : formatIssues(out.issues)).toBe("spec: is required: set spec.image and spec.port (spec.replicas defaults to 1)");
+  });
+
+  test("a missing name is reported unless generateName will supply one", () => {
+    const missing = parseWebAppSpec({ metadata: {}, spec: { image: "nginx", port: 80 } });
+    expect(missing.ok ? "" : formatIssues(missing.issues)).toBe("metadata.name: is required");
+    expect(parseWebAppSpec({ metadata: { generateName: "web-" }, spec: { image: "nginx", port: 80 } }).ok).toBe(true);
+  });
+
+  test("a non-object is rejected as a whole", () => {
+    expect(parseWebAppSpec("nope")).toEqual({ ok: false, issues: [{ path: "", message: 'must be an object (got the string "nope")' }] });
+  });
+});
+
+describe("parseWebApp", () => {
+  test("returns the WebApp with its defaulted spec and keeps the rest of the object", () => {
+    const out = parseWebApp({ apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name: "a", namespace: "ns", uid: "u1" }, spec: { image: "nginx", port: 80 } });
+    expect(out.ok && out.webapp).toEqual({
+      apiVersion: "apps.example.com/v1",
+      kind: "WebApp",
+      metadata: { name: "a", namespace: "ns", uid: "u1" },
+      spec: { image: "nginx", replicas: 1, port: 80 },
+    });
+  });
+
+  test("a WebApp without a namespace is rejected", () => {
+    const out = parseWebApp({ metadata: { name: "a" }, spec: { image: "nginx", port: 80 } });
+    expect(out).toEqual({ ok: false, issues: [{ path: "metadata.namespace", message: "is required" }] });
+  });
+});

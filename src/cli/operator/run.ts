@@ -1,0 +1,79 @@
+/** `devctl operator run`: the operator daemon, and the container's entrypoint. */
+import { defineCommand } from "citty";
+import { clusterArgs } from "../_global.ts";
+import { parseChoice, parseDuration, parsePositiveInt } from "../_flags.ts";
+
+export default defineCommand({
+  meta: {
+    name: "run",
+    description: `Run the WebApp operator in the foreground (this is the operator image's entrypoint)
+
+Examples:
+  devctl operator run                                   # all namespaces, leader election on
+  devctl operator run --namespaces team-a,team-b --concurrency 8
+  devctl operator run --leader-elect=false --log-format text --log-level debug`,
+  },
+  args: {
+    kubeconfig: clusterArgs.kubeconfig,
+    context: clusterArgs.context,
+    namespaces: { type: "string", description: "Comma-separated namespaces to watch (default: all; env WATCH_NAMESPACE)" },
+    concurrency: { type: "string", default: "4", description: "Maximum concurrent reconciles" },
+    "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
+    "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
+    "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
+    "lease-duration": { type: "string", default: "15s", description: "How long a lease is valid without renewal" },
+    "renew-deadline": { type: "string", default: "10s", description: "How long the leader retries renewing before giving up" },
+    "retry-period": { type: "string", default: "2s", description: "How often to try to acquire or renew" },
+    "metrics-bind-address": { type: "string", default: ":8080", description: "Address of /metrics (\"0\" disables)" },
+    "health-probe-bind-address": { type: "string", default: ":8081", description: "Address of /healthz and /readyz (\"0\" disables)" },
+    "resync-period": { type: "string", default: "10h", description: "How often every WebApp is reconciled even without changes" },
+    "reconcile-timeout": { type: "string", default: "60s", description: "Abort a single reconcile after this long" },
+    "shutdown-timeout": { type: "string", default: "30s", description: "How long in-flight reconciles may finish on SIGTERM" },
+    "log-format": { type: "string", default: "text", description: "text (for people) or json (for log pipelines)" },
+    "log-level": { type: "string", default: "info", description: "error, warn, info or debug" },
+  },
+  async run({ args }) {
+    const logFormat = parseChoice(args["log-format"], "log-format", ["text", "json"] as const);
+    const logLevel = parseChoice(args["log-level"], "log-level", ["error", "warn", "info", "debug"] as const);
+    const namespaces = (args.namespaces ?? process.env.WATCH_NAMESPACE ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const address = (v: string | undefined) => (v && v !== "0" ? v : undefined);
+    const opts = {
+      namespaces,
+      concurrency: parsePositiveInt(args.concurrency, "concurrency", 1000),
+      leaderElection: args["leader-elect"]
+        ? {
+            leaseName: args["lease-name"],
+            ...(args["lease-namespace"] ? { namespace: args["lease-namespace"] } : {}),
+            leaseDurationMs: parseDuration(args["lease-duration"], "lease-duration"),
+            renewDeadlineMs: parseDuration(args["renew-deadline"], "renew-deadline"),
+            retryPeriodMs: parseDuration(args["retry-period"], "retry-period"),
+          }
+        : (false as const),
+      metricsAddress: address(args["metrics-bind-address"]),
+      healthAddress: address(args["health-probe-bind-address"]),
+      resyncMs: parseDuration(args["resync-period"], "resync-period"),
+      reconcileTimeoutMs: parseDuration(args["reconcile-timeout"], "reconcile-timeout"),
+      shutdownTimeoutMs: parseDuration(args["shutdown-timeout"], "shutdown-timeout"),
+      ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}),
+      ...(args.context ? { context: args.context } : {}),
+    };
+    const { createLogger } = await import("../_logger.ts");
+    const { runOperator } = await import("../../operator/manager.ts");
+    const logger = createLogger(logFormat, logLevel);
+    const stop = new AbortController();
+    let signals = 0;
+    const onSignal = (name: string) => {
+      signals += 1;
+      if (signals > 1) {
+        logger.warn(`${name} again: exiting now`);
+        process.exit(1);
+      }
+      logger.info(`${name}: shutting down (finishing in-flight work, releasing the lease)`);
+      stop.abort();
+    };
+    process.on("SIGTERM", () => onSignal("SIGTERM"));
+    process.on("SIGINT", () => onSignal("SIGINT"));
+    const code = await runOperator({ ...opts, logger }, stop.signal);
+    process.exit(code);
+  },
+});

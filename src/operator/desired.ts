@@ -1,0 +1,106 @@
+/**
+ * Pure builders of the objects a WebApp owns, as server-side-apply intents.
+ *
+ * Properties:
+ * - Owned fields only: apiVersion, kind, metadata.name/namespace/labels/ownerReferences and the spec
+ *   fields below. Nothing the API server defaults (strategy, clusterIP, restartPolicy, ...) is set, so
+ *   applying the same intent twice is a no-op and defaults never look like drift.
+ * - Deterministic: the same WebApp always gives deep-equal objects with the same key order.
+ * - Names: `<name>-deployment` and `<name>-svc`; labels app=<name>, managed-by=webapp-operator on the
+ *   object, the selector and the pod template.
+ * - Controlled: one ownerReference with controller=true and blockOwnerDeletion=true, so deleting the
+ *   WebApp garbage-collects both. A WebApp never stored (no uid, e.g. rendered from a file) gets none.
+ * - Protocols are explicit (TCP): they are list-map keys for server-side apply of ports.
+ */
+import type { KubeObject, OwnerReference } from "../kube/types.ts";
+import { API_VERSION, DEPLOYMENT_SUFFIX, KIND, SERVICE_SUFFIX, type WebApp } from "../api/webapp.ts";
+
+export const MANAGED_BY_VALUE = "webapp-operator";
+export const CONTAINER_NAME = "app";
+export const SERVICE_PORT = 80;
+export const SERVICE_PORT_NAME = "http";
+
+export const deploymentName = (webappName: string): string => `${webappName}${DEPLOYMENT_SUFFIX}`;
+export const serviceName = (webappName: string): string => `${webappName}${SERVICE_SUFFIX}`;
+
+/** Labels on the owned objects and their pods; also the pod selector. */
+export function webAppLabels(webappName: string): Record<string, string> {
+  return { app: webappName, "managed-by": MANAGED_BY_VALUE };
+}
+
+/** "app=<name>,managed-by=webapp-operator", as a label selector string. */
+export function webAppSelector(webappName: string): string {
+  return Object.entries(webAppLabels(webappName)).map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+/** The controller reference to put on owned objects; undefined for a WebApp never stored. */
+export function controllerReference(webapp: WebApp): OwnerReference | undefined {
+  const { uid, name } = webapp.metadata;
+  if (!uid) return undefined;
+  return { apiVersion: API_VERSION, kind: KIND, name, uid, controller: true, blockOwnerDeletion: true };
+}
+
+function ownedMetadata(webapp: WebApp, name: string): KubeObject["metadata"] {
+  const ref = controllerReference(webapp);
+  return {
+    name,
+    namespace: webapp.metadata.namespace,
+    labels: webAppLabels(webapp.metadata.name),
+    ...(ref ? { ownerReferences: [ref] } : {}),
+  };
+}
+
+export interface DeploymentIntent extends KubeObject {
+  apiVersion: "apps/v1";
+  kind: "Deployment";
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { containers: { name: string; image: string; ports: { containerPort: number; protocol: "TCP" }[] }[] };
+    };
+  };
+}
+
+export function desiredDeployment(webapp: WebApp): DeploymentIntent {
+  const labels = webAppLabels(webapp.metadata.name);
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: ownedMetadata(webapp, deploymentName(webapp.metadata.name)),
+    spec: {
+      replicas: webapp.spec.replicas,
+      selector: { matchLabels: { ...labels } },
+      template: {
+        metadata: { labels: { ...labels } },
+        spec: {
+          containers: [
+            { name: CONTAINER_NAME, image: webapp.spec.image, ports: [{ containerPort: webapp.spec.port, protocol: "TCP" }] },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export interface ServiceIntent extends KubeObject {
+  apiVersion: "v1";
+  kind: "Service";
+  spec: {
+    selector: Record<string, string>;
+    ports: { name: string; port: number; targetPort: number; protocol: "TCP" }[];
+  };
+}
+
+export function desiredService(webapp: WebApp): ServiceIntent {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: ownedMetadata(webapp, serviceName(webapp.metadata.name)),
+    spec: {
+      selector: webAppLabels(webapp.metadata.name),
+      ports: [{ name: SERVICE_PORT_NAME, port: SERVICE_PORT, targetPort: webapp.spec.port, protocol: "TCP" }],
+    },
+  };
+}

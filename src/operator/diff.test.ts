@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../kube/types.ts";
+import { desiredDeployment, desiredService } from "./desired.ts";
+import { testApp } from "./_test-fixtures.ts";
+import { controllerOf, isControlledBy, needsApply } from "./diff.ts";
+
+/** What the API server returns after applying the intent: defaults filled in, extra metadata. */
+function liveDeployment(over: (d: Record<string, any>) => void = () => {}): KubeObject {
+  const d = structuredClone(desiredDeployment(testApp())) as Record<string, any>;
+  d.metadata = { ...d.metadata, uid: "dep-uid", resourceVersion: "42", generation: 1, labels: { ...d.metadata.labels, team: "web" }, annotations: { "deployment.kubernetes.io/revision": "1" } };
+  d.spec.progressDeadlineSeconds = 600;
+  d.spec.revisionHistoryLimit = 10;
+  d.spec.strategy = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } };
+  d.spec.template.metadata.creationTimestamp = null;
+  Object.assign(d.spec.template.spec, { restartPolicy: "Always", dnsPolicy: "ClusterFirst", schedulerName: "default-scheduler", securityContext: {}, terminationGracePeriodSeconds: 30 });
+  Object.assign(d.spec.template.spec.containers[0], { imagePullPolicy: "IfNotPresent", resources: {}, terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" });
+  d.status = { observedGeneration: 1, replicas: 3 };
+  over(d);
+  return d as KubeObject;
+}
+
+function liveService(over: (s: Record<string, any>) => void = () => {}): KubeObject {
+  const s = structuredClone(desiredService(testApp())) as Record<string, any>;
+  s.metadata.uid = "svc-uid";
+  Object.assign(s.spec, { clusterIP: "10.96.0.12", clusterIPs: ["10.96.0.12"], type: "ClusterIP", sessionAffinity: "None", ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack", internalTrafficPolicy: "Cluster" });
+  over(s);
+  return s as KubeObject;
+}
+
+describe("needsApply", () => {
+  test("server defaults and labels others added cause no diff", () => {
+    expect(needsApply(desiredDeployment(testApp()), liveDeployment())).toEqual({ changed: false, fields: [] });
+    expect(needsApply(desiredService(testApp()), liveService())).toEqual({ changed: false, fields: [] });
+  });
+
+  test("a live Deployment scaled down by hand is reported as a spec.replicas diff", () => {
+    const live = liveDeployment((d) => (d.spec.replicas = 0));
+    expect(needsApply(desiredDeployment(testApp()), live)).toEqual({ changed: true, fields: ["spec.replicas"] });
+  });
+
+  test("a new image and a new port are reported at their leaves, containers and ports named", () => {
+    const want = desiredDeployment(testApp({ image: "nginx:1.26", port: 8080 }));
+    expect(needsApply(want, liveDeployment()).fields).toEqual([
+      "spec.template.spec.containers[app].image",
+      "spec.template.spec.containers[app].ports[8080]",
+    ]);
+    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).fields).toEqual(["spec.ports[http].targetPort"]);
+  });
+
+  test("a removed or changed label we own is a diff, including in the selector and pod template", () => {
+    const live = liveDeployment((d) => {
+      delete d.metadata.labels["managed-by"];
+      d.spec.template.metadata.labels.app = "other";
+    });
+    expect(needsApply(desiredDeployment(testApp()), live).fields).toEqual(["metadata.labels.managed-by", "spec.template.metadata.labels.app"]);
+  });
+
+  test("a missing container, a targetPort given as a string, and a lost owner reference are diffs", () => {
+    expect(needsApply(desiredDeployment(testApp()), liveDeployment((d) => (d.spec.template.spec.containers[0].name = "web"))).fields).toEqual([
+      "spec.template.spec.containers[app]",
+    ]);
+    expect(needsApply(desiredService(testApp()), liveService((s) => (s.spec.ports[0].targetPort = "80"))).fields).toEqual(["spec.ports[http].targetPort"]);
+    expect(needsApply(desiredService(testApp()), liveService((s) => (s.metadata.ownerReferences = []))).fields).toEqual([
+      "metadata.ownerReferences[test-app]",
+    ]);
+  });
+
+  test("an extra sidecar container or owner reference added by someone else is not a diff", () => {
+    const live = liveDeployment((d) => {
+      d.spec.template.spec.containers.push({ name: "sidecar", image: "envoy" });
+      d.metadata.ownerReferences.push({ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "other" });
+    });
+    expect(needsApply(desiredDeployment(testApp()), live).changed).toBe(false);
+  });
+
+  test("an owner reference to an earlier WebApp of the same name (another uid) is a diff", () => {
+    const live = liveService((s) => (s.metadata.ownerReferences[0].uid = "old-uid"));
+    expect(needsApply(desiredService(testApp()), live).fields).toEqual(["metadata.ownerReferences[test-app]"]);
+  });
+});
+
+describe("controllerOf and isControlledBy", () => {
+  test("an object is controlled by the WebApp whose uid its controller reference names", () => {
+    const live = liveService();
+    expect(controllerOf(live)?.uid).toBe("uid-1");
+    expect(isControlledBy(live, testApp())).toBe(true);
+    expect(isControlledBy(live, testApp({}, "uid-2"))).toBe(false);
+  });
+
+  test("a non-controller owner reference or none at all controls nothing", () => {
+    const notController = liveService((s) => (s.metadata.ownerReferences[0].controller = false));
+    expect(controllerOf(notController)).toBeUndefined();
+    expect(isControlledBy(notController, testApp())).toBe(false);
+    expect(isControlledBy({ metadata: { name: "x" } }, testApp())).toBe(false);
+    expect(isControlledBy(liveService(), testApp({}, null))).toBe(false);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Decides whether an apply intent (desired.ts) would change the live object, comparing owned fields only.
+ *
+ * Properties:
+ * - Owned fields only: metadata.labels, metadata.annotations, metadata.ownerReferences, and every other
+ *   top-level field of the intent except apiVersion, kind and status. Fields the intent leaves out
+ *   (server defaults such as strategy, clusterIP, terminationMessagePath) are never compared.
+ * - Maps are subsets: every desired key must be present in live with an equal value; extra live
+ *   keys (labels others added, defaulted fields) are fine.
+ * - Lists of objects are matched by key (uid, then name, then containerPort, then port), as server-side
+ *   apply merges them; extra live items are fine, a desired item missing from live is a difference.
+ *   Lists of scalars must be equal.
+ * - Scalars are compared exactly (8080 differs from "8080").
+ * - `fields` names every difference at its leaf, e.g. "spec.replicas",
+ *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort"; changed iff non-empty.
+ */
+import type { KubeObject, OwnerReference } from "../kube/types.ts";
+
+export interface ApplyCheck {
+  /** True iff applying the intent would change the live object. */
+  changed: boolean;
+  /** The differing owned fields, in the intent's field order. */
+  fields: string[];
+}
+
+const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
+const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
+/** How list items are matched, first key present on the desired item wins. */
+const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
+
+export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
+  const fields: string[] = [];
+  for (const key of OWNED_METADATA) {
+    const want = desired.metadata[key];
+    if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, fields);
+  }
+  for (const [key, want] of Object.entries(desired)) {
+    if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), fields);
+  }
+  return { changed: fields.length > 0, fields };
+}
+
+/** The owner reference with controller=true, if any. */
+export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+  return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
+}
+
+/** True iff the object's controller reference points at this WebApp (same uid). */
+export function isControlledBy(obj: KubeObject, webapp: { metadata: { uid?: string } }): boolean {
+  const uid = webapp.metadata.uid;
+  return uid !== undefined && controllerOf(obj)?.uid === uid;
+}
+
+function compare(want: unknown, have: unknown, path: string, out: string[]): void {
+  if (Array.isArray(want)) {
+    if (!Array.isArray(have)) out.push(path);
+    else if (want.every(isRecord)) compareKeyedList(want, have, path, out);
+    else if (want.length !== have.length || want.some((w, i) => !scalarEqual(w, have[i]))) out.push(path);
+    return;
+  }
+  if (isRecord(want)) {
+    if (!isRecord(have)) {
+      out.push(path);
+      return;
+    }
+    for (const [key, value] of Object.entries(want)) {
+      if (value !== undefined) compare(value, have[key], path + segment(key), out);
+    }
+    return;
+  }
+  if (!scalarEqual(want, have)) out.push(path);
+}
+
+function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: string[]): void {
+  want.forEach((item, index) => {
+    const key = LIST_KEYS.find((k) => item[k] !== undefined);
+    const match = key === undefined ? have[index] : have.find((h) => isRecord(h) && h[key] === item[key]);
+    const label = String(item.name ?? (key === undefined ? index : item[key]));
+    compare(item, match, `${path}[${label}]`, out);
+  });
+}
+
+const scalarEqual = (a: unknown, b: unknown): boolean => a === b;
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** ".replicas", or "[app.kubernetes.io/name]" for keys that are not plain identifiers. */
+function segment(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `.${key}` : `[${key}]`;
+}

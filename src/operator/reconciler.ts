@@ -1,0 +1,145 @@
+/**
+ * The WebApp reconciler: level-based, reading from the informer caches, writing only what changed.
+ *
+ * Order (sample-controller's): read the WebApp from the cache (gone: done, the garbage collector
+ * removes children); validate the spec (invalid: Degraded/InvalidSpec, no retry: a fix is an update
+ * event); for the Deployment, then the Service: a same-named object this WebApp does not control is
+ * never touched (Degraded/ResourceExists, looked at again after RECHECK_MS); a missing one is created
+ * (POST, so an object the cache has not seen yet is never overwritten); one whose owned fields differ
+ * is server-side applied with our field manager, force, and the resourceVersion we compared against
+ * (a concurrent change makes it a Conflict and a retry, never a blind overwrite); status is written
+ * last and only when it changed; each write is announced by one Normal event.
+ *
+ * Properties: unchanged objects cost zero writes (diff.ts compares owned fields only); an exception
+ * is the controller's to retry with backoff; no state is kept between calls.
+ */
+import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
+import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { formatIssues, parseWebApp } from "../api/parse.ts";
+import { findCondition } from "../api/conditions.ts";
+import { isAlreadyExists, isNotFound } from "../kube/errors.ts";
+import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { EventRecorder } from "../runtime/events.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
+import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
+import { isControlledBy, needsApply } from "./diff.ts";
+import { computeStatus, resourceExistsProblem, statusEqual, type Problem } from "./status.ts";
+
+export const FIELD_MANAGER = "webapp-operator";
+/** How soon a WebApp blocked by someone else's object looks again (that object is not watched). */
+export const RECHECK_MS = 60_000;
+
+export const REASON = {
+  created: "Created",
+  updated: "Updated",
+  scaled: "Scaled",
+  resourceExists: "ResourceExists",
+  invalidSpec: "InvalidSpec",
+} as const;
+
+/** Read access to a cache by "namespace/name" (an Informer fits). */
+export interface Cache<T> {
+  get(key: string): T | undefined;
+}
+
+export interface ReconcilerDeps {
+  client: KubeClient;
+  webapps: Cache<WebAppObject>;
+  deployments: Cache<KubeObject>;
+  services: Cache<KubeObject>;
+  recorder: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+}
+
+type Child = { kind: "Deployment" | "Service"; rt: ResourceType; desired: KubeObject };
+/** What converging one child came to. */
+type ChildOutcome = { live: KubeObject } | { blocked: Problem };
+
+export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
+  const { client, recorder, logger } = deps;
+
+  async function converge(webapp: WebApp, child: Child, cached: KubeObject | undefined, signal: AbortSignal): Promise<ChildOutcome> {
+    const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
+    let live = cached;
+    if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
+    if (!live) {
+      try {
+        const created = await client.create(child.rt, child.desired, { fieldManager: FIELD_MANAGER, signal });
+        logger.info(`created ${child.kind} ${namespace}/${name}`);
+        recorder.event(webapp, "Normal", REASON.created, `${child.kind} ${name} created${describeSpec(webapp, child.kind)}`);
+        return { live: created };
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+        // Not in our cache: someone else's object (not labelled as ours), or one the cache has not seen yet.
+        live = await client.get<KubeObject>(child.rt, name, namespace, signal);
+        if (!isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
+      }
+    }
+    const check = needsApply(child.desired, live);
+    if (!check.changed) return { live };
+    const intent = { ...child.desired, metadata: { ...child.desired.metadata, resourceVersion: live.metadata.resourceVersion } };
+    const applied = await client.apply<KubeObject>(child.rt, intent, { fieldManager: FIELD_MANAGER, force: true, signal });
+    logger.info(`updated ${child.kind} ${namespace}/${name}`, { fields: check.fields });
+    if (check.fields.length === 1 && check.fields[0] === "spec.replicas") {
+      recorder.event(webapp, "Normal", REASON.scaled, `${child.kind} ${name} updated to ${webapp.spec.replicas} replicas`);
+    } else {
+      recorder.event(webapp, "Normal", REASON.updated, `${child.kind} ${name} updated (${check.fields.join(", ")})`);
+    }
+    return { live: applied };
+  }
+
+  async function writeStatus(webapp: WebAppObject, status: WebAppStatus, signal: AbortSignal): Promise<void> {
+    if (statusEqual(webapp.status, status)) return;
+    const { name, namespace } = webapp.metadata;
+    try {
+      await client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", { subresource: "status", fieldManager: FIELD_MANAGER, signal });
+    } catch (e) {
+      if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
+      throw e;
+    }
+    const before = findCondition(webapp.status?.conditions, "Degraded");
+    const after = findCondition(status.conditions, "Degraded");
+    if (after?.status === "True" && (before?.status !== "True" || before.message !== after.message)) {
+      recorder.event(webapp, "Warning", after.reason, after.message);
+      logger.warn(`WebApp ${namespace}/${name} is degraded: ${after.message}`);
+    }
+  }
+
+  return async function reconcile(req: Request, signal: AbortSignal): Promise<Outcome> {
+    const webapp = deps.webapps.get(req.key);
+    if (!webapp || webapp.metadata.deletionTimestamp) return done();
+    const name = webapp.metadata.name as string;
+    const namespace = webapp.metadata.namespace as string;
+    const depKey = `${namespace}/${deploymentName(name)}`;
+    const svcKey = `${namespace}/${serviceName(name)}`;
+
+    const parsed = parseWebApp(webapp);
+    if (!parsed.ok) {
+      logger.debug(`WebApp ${req.key} has an invalid spec: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}`);
+      const own = (o: KubeObject | undefined) => (o && isControlledBy(o, webapp) ? o : undefined);
+      const status = computeStatus(webapp, own(deps.deployments.get(depKey)), own(deps.services.get(svcKey)), [], deps.clock.now());
+      await writeStatus(webapp, status, signal);
+      return done();
+    }
+
+    const problems: Problem[] = [];
+    const settle = (outcome: ChildOutcome): KubeObject | undefined => {
+      if ("live" in outcome) return outcome.live;
+      problems.push(outcome.blocked);
+      return undefined;
+    };
+    const dep = settle(await converge(parsed.webapp, { kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(parsed.webapp) }, deps.deployments.get(depKey), signal));
+    const svc = settle(await converge(parsed.webapp, { kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) }, deps.services.get(svcKey), signal));
+    await writeStatus(webapp, computeStatus(webapp, dep, svc, problems, deps.clock.now()), signal);
+    return problems.length > 0 ? requeueAfter(RECHECK_MS) : done();
+  };
+}
+
+function describeSpec(webapp: WebApp, kind: Child["kind"]): string {
+  return kind === "Deployment"
+    ? ` with ${webapp.spec.replicas} replicas of ${webapp.spec.image}`
+    : ` (port 80 -> ${webapp.spec.port})`;
+}

@@ -1,0 +1,66 @@
+/**
+ * Builder sugar over `createController` + `Controller.watch` + `Controller.resync`. It adds no
+ * machinery; each call stands for one lower-level call:
+ *
+ *   .for(source, kind)        ≡ ctrl.watch(source, enqueueForObject())
+ *                               + ctrl.resync(() => source.list().map(objectKey), resyncOptions)
+ *   .owns(source)             ≡ ctrl.watch(source, enqueueForOwner(kind))   // controller owner only
+ *   .watches(source, mapFn)   ≡ ctrl.watch(source, enqueueMapped(mapFn))
+ *   .build(options)           ≡ createController(options), then the calls above in order
+ *
+ * `for` is required and comes once; `owns` maps to the `for` kind.
+ */
+import type { KubeObject } from "../kube/types.ts";
+import type { Controller, ControllerOptions, ResyncOptions } from "./controller.ts";
+import { createController } from "./controller.ts";
+import { objectKey } from "./reconcile.ts";
+import type { EventHandler, EventSource, OwnerKind } from "./source.ts";
+import { enqueueForObject, enqueueForOwner, enqueueMapped } from "./source.ts";
+
+export interface BuildOptions extends ControllerOptions {
+  /** Periodic resync of every object of the `for` source (default every 10 h ± 10%); false to disable. */
+  resync?: ResyncOptions | false;
+}
+
+type Watch = { source: EventSource<never>; handler: (kind: OwnerKind) => EventHandler<never> };
+
+export interface ControllerBuilder {
+  /** The kind this controller reconciles. */
+  for<T extends KubeObject>(source: EventSource<T>, kind: OwnerKind): ControllerBuilder;
+  /** Child objects whose controller owner reference points at a `for` object. */
+  owns<T extends KubeObject>(source: EventSource<T>): ControllerBuilder;
+  /** Any other objects, mapped to keys of `for` objects. */
+  watches<T>(source: EventSource<T>, map: (obj: T) => Iterable<string>): ControllerBuilder;
+  build(options: BuildOptions): Controller;
+}
+
+export function controllerBuilder(): ControllerBuilder {
+  let primary: { source: EventSource<KubeObject>; kind: OwnerKind } | undefined;
+  const watches: Watch[] = [];
+  const builder: ControllerBuilder = {
+    for(source, kind) {
+      if (primary) throw new Error("controllerBuilder: for() was already called; a controller reconciles one kind");
+      primary = { source: source as unknown as EventSource<KubeObject>, kind };
+      return builder;
+    },
+    owns(source) {
+      watches.push({ source: source as EventSource<never>, handler: (kind) => enqueueForOwner(kind) as EventHandler<never> });
+      return builder;
+    },
+    watches(source, map) {
+      watches.push({ source: source as EventSource<never>, handler: () => enqueueMapped(map) as EventHandler<never> });
+      return builder;
+    },
+    build(options) {
+      if (!primary) throw new Error("controllerBuilder: call for(source, kind) before build(): a controller needs the kind it reconciles");
+      const { resync, ...controllerOptions } = options;
+      const ctrl = createController(controllerOptions);
+      const { source, kind } = primary;
+      ctrl.watch(source, enqueueForObject());
+      if (resync !== false) ctrl.resync(() => source.list().map(objectKey), resync ?? {});
+      for (const w of watches) ctrl.watch(w.source, w.handler(kind));
+      return ctrl;
+    },
+  };
+  return builder;
+}

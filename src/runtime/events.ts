@@ -1,0 +1,194 @@
+/**
+ * The event recorder: core/v1 Events on the involved object, for `kubectl describe` (client-go `record`).
+ *
+ * Properties:
+ * - Shaped as kubectl expects: the Event lives in the involved object's namespace ("default" for a
+ *   cluster-scoped object), is named `<object name>.<16 hex digits>`, carries type Normal|Warning, reason,
+ *   message (cut at 1024 characters), source.component, reportingComponent (the reporting controller) and
+ *   reportingInstance, count, firstTimestamp and lastTimestamp.
+ * - Aggregating: an identical repeat (same object, type, reason and message) within `aggregateWindowMs`
+ *   (10 min) PATCHes count and lastTimestamp of the Event already written instead of creating another.
+ *   What was written is remembered in an LRU of 4096 entries (client-go's size); if that Event is gone
+ *   (expired after the API server's 1 h TTL, or deleted) a new one is created.
+ * - Rate-limited, so a hot loop cannot flood the API server: per involved object a token bucket of burst 25
+ *   refilled by one every 5 min (client-go's spam filter), and overall a bucket of burst 100 refilled by one
+ *   per second. Limits apply before aggregation (as in client-go); what they drop is logged at debug.
+ * - Harmless: `event()` never throws and never blocks; writes are fire-and-forget, serialized per Event so
+ *   repeats aggregate even while the first write is in flight; failures are logged at debug.
+ *   `flush()` resolves when every write started so far has finished (tests, shutdown).
+ */
+import type { Clock } from "./clock.ts";
+import type { Logger } from "./logger.ts";
+import { isNotFound } from "../kube/errors.ts";
+import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
+
+/** What an event can be about: any object with a kind and metadata. */
+export type InvolvedObject = Pick<KubeObject, "apiVersion" | "kind"> & { metadata: ObjectMeta };
+
+export const EVENT: ResourceType = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true };
+
+export type EventType = "Normal" | "Warning";
+
+export interface EventRecorder {
+  /** Records an event about `obj`. Never throws. */
+  event(obj: InvolvedObject, type: EventType, reason: string, message: string): void;
+  /** Resolves once every write started so far has finished. */
+  flush(): Promise<void>;
+}
+
+export interface TokenBucketConfig {
+  burst: number;
+  /** One token is added every refillMs. */
+  refillMs: number;
+}
+
+export interface EventRecorderOptions {
+  clock: Clock;
+  logger: Logger;
+  /** source.component, e.g. "webapp-operator". */
+  component: string;
+  /** reportingComponent; a qualified name, e.g. "devctl.dev/webapp-operator". Default: component. */
+  reportingController?: string;
+  /** reportingInstance and source.host, e.g. the pod name. */
+  reportingInstance?: string;
+  aggregateWindowMs?: number;
+  perObject?: TokenBucketConfig;
+  overall?: TokenBucketConfig;
+  /** Uniform in [0, 1), for Event names. Default Math.random. */
+  random?: () => number;
+}
+
+export const EVENT_DEFAULTS = {
+  aggregateWindowMs: 600_000,
+  cacheSize: 4096,
+  perObject: { burst: 25, refillMs: 300_000 },
+  overall: { burst: 100, refillMs: 1_000 },
+  messageLimit: 1024,
+} as const;
+
+/** What was written for one aggregation key. */
+interface Written {
+  name: string;
+  namespace: string;
+  count: number;
+  lastAt: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export function createEventRecorder(client: KubeClient, opts: EventRecorderOptions): EventRecorder {
+  const { clock, logger } = opts;
+  const random = opts.random ?? Math.random;
+  const windowMs = opts.aggregateWindowMs ?? EVENT_DEFAULTS.aggregateWindowMs;
+  const perObject = opts.perObject ?? EVENT_DEFAULTS.perObject;
+  const overallCfg = opts.overall ?? EVENT_DEFAULTS.overall;
+  /** LRUs: Map iteration order is insertion order; touching = delete + set. */
+  const written = new Map<string, Written>();
+  const buckets = new Map<string, Bucket>();
+  const overall: Bucket = { tokens: overallCfg.burst, at: clock.now() };
+  /** Last write per aggregation key; a new write for the key waits for it. */
+  const chains = new Map<string, Promise<void>>();
+  const pending = new Set<Promise<void>>();
+
+  const refill = (b: Bucket, cfg: TokenBucketConfig, now: number) => {
+    b.tokens = Math.min(cfg.burst, b.tokens + (now - b.at) / cfg.refillMs);
+    b.at = now;
+  };
+
+  function allowed(objKey: string, now: number): boolean {
+    const b = touch(buckets, objKey, buckets.get(objKey) ?? { tokens: perObject.burst, at: now });
+    refill(b, perObject, now);
+    refill(overall, overallCfg, now);
+    if (b.tokens < 1 || overall.tokens < 1) return false;
+    b.tokens -= 1;
+    overall.tokens -= 1;
+    return true;
+  }
+
+  async function write(key: string, obj: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+    const now = clock.now();
+    const prev = written.get(key);
+    if (prev && now - prev.lastAt < windowMs) {
+      prev.count += 1;
+      prev.lastAt = now;
+      touch(written, key, prev);
+      try {
+        await client.patch(EVENT, prev.name, prev.namespace, { count: prev.count, lastTimestamp: time(now) }, "merge");
+        return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    const m = obj.metadata;
+    const namespace = m.namespace || "default";
+    const name = `${(m.name ?? "unknown").slice(0, 236)}.${hex(now, random)}`;
+    const ev: KubeObject = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name, namespace },
+      involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+      type,
+      reason,
+      message: message.length > EVENT_DEFAULTS.messageLimit ? `${message.slice(0, EVENT_DEFAULTS.messageLimit - 3)}...` : message,
+      source: opts.reportingInstance ? { component: opts.component, host: opts.reportingInstance } : { component: opts.component },
+      firstTimestamp: time(now),
+      lastTimestamp: time(now),
+      count: 1,
+      reportingComponent: opts.reportingController ?? opts.component,
+      reportingInstance: opts.reportingInstance ?? "",
+    };
+    await client.create(EVENT, ev);
+    touch(written, key, { name, namespace, count: 1, lastAt: now });
+    while (written.size > EVENT_DEFAULTS.cacheSize) written.delete(written.keys().next().value!);
+  }
+
+  return {
+    event(obj, type, reason, message) {
+      try {
+        const now = clock.now();
+        const m = obj.metadata;
+        const objKey = m.uid || `${obj.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
+        if (!allowed(objKey, now)) {
+          logger.debug(`event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: dropped by the rate limit`);
+          return;
+        }
+        while (buckets.size > EVENT_DEFAULTS.cacheSize) buckets.delete(buckets.keys().next().value!);
+        const key = JSON.stringify([objKey, type, reason, message]);
+        const p = (chains.get(key) ?? Promise.resolve())
+          .then(() => write(key, obj, type, reason, message))
+          .catch((e: unknown) => logger.debug(`event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${e instanceof Error ? e.message : String(e)}`));
+        chains.set(key, p);
+        pending.add(p);
+        void p.finally(() => {
+          pending.delete(p);
+          if (chains.get(key) === p) chains.delete(key);
+        });
+      } catch (e) {
+        logger.debug(`event ${type} ${reason}: not recorded: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
+    async flush() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+/** Moves key to the most recent end of an LRU map; returns the value. */
+function touch<V>(map: Map<string, V>, key: string, value: V): V {
+  map.delete(key);
+  map.set(key, value);
+  return value;
+}
+
+/** metav1.Time: RFC 3339, whole seconds. */
+function time(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** 16 hex digits: the time in ms (11) and 20 random bits (5), like client-go's `%x` of UnixNano. */
+function hex(now: number, random: () => number): string {
+  return Math.floor(now).toString(16).padStart(11, "0").slice(-11) + Math.floor(random() * 0x100000).toString(16).padStart(5, "0");
+}

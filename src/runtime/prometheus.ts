@@ -1,0 +1,209 @@
+/**
+ * A small Prometheus registry: counters, gauges and histograms with labels, exposed in the text
+ * format 0.0.4.
+ *
+ * Contract:
+ * - A family is registered once per name; its label names are fixed at registration. `with(labels)`
+ *   returns the series for exactly those label names (anything else throws: a programming error).
+ * - A family without labels exposes its single series from registration (at 0); a labelled family
+ *   exposes only the series that were touched.
+ * - `expose()` first runs the `onScrape` hooks (values computed at scrape time), then writes families
+ *   sorted by name, each with `# HELP` and `# TYPE`, series sorted by label values, label pairs sorted
+ *   by name (as the Go client does); histograms as cumulative `_bucket{le=...}` plus `_sum` and `_count`.
+ * - Label values escape `\`, `"` and newline; HELP text escapes `\` and newline.
+ */
+
+export type Labels = Readonly<Record<string, string>>;
+
+export interface CounterSeries {
+  /** Adds `by` (default 1); a negative amount throws: counters only go up. */
+  inc(by?: number): void;
+  value(): number;
+}
+export interface GaugeSeries {
+  set(v: number): void;
+  inc(by?: number): void;
+  dec(by?: number): void;
+  value(): number;
+}
+export interface HistogramSeries {
+  observe(v: number): void;
+  count(): number;
+  sum(): number;
+}
+export interface Family<S> {
+  readonly name: string;
+  with(labels?: Labels): S;
+}
+
+export interface FamilyOptions {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+}
+
+type Kind = "counter" | "gauge" | "histogram";
+
+interface AnyFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly kind: Kind;
+  /** Label names in output order (sorted). */
+  readonly labelNames: readonly string[];
+  /** Series by the NUL-joined label values in `labelNames` order. */
+  readonly series: Map<string, { values: string[]; lines(base: string): string[] }>;
+}
+
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+export function formatValue(v: number): string {
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Number.POSITIVE_INFINITY) return "+Inf";
+  if (v === Number.NEGATIVE_INFINITY) return "-Inf";
+  return String(v);
+}
+const escapeLabel = (v: string): string => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+const escapeHelp = (v: string): string => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+
+function labelText(names: readonly string[], values: readonly string[], extra?: [string, string]): string {
+  const pairs = names.map((n, i) => `${n}="${escapeLabel(values[i] ?? "")}"`);
+  if (extra) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
+  return pairs.length ? `{${pairs.join(",")}}` : "";
+}
+
+export class Registry {
+  /** Families by name; a name is registered at most once. */
+  readonly #families = new Map<string, AnyFamily>();
+  /** Hooks run before each exposition, in registration order. */
+  readonly #scrapeHooks = new Set<() => void>();
+
+  counter(opts: FamilyOptions): Family<CounterSeries> {
+    return this.#register(opts, "counter", (values, fam) => {
+      let v = 0;
+      const s: CounterSeries = {
+        inc(by = 1) {
+          if (by < 0) throw new RangeError(`counter ${fam.name} cannot decrease (inc(${by}))`);
+          v += by;
+        },
+        value: () => v,
+      };
+      return { s, lines: (base) => [`${fam.name}${base} ${formatValue(v)}`] };
+    });
+  }
+
+  gauge(opts: FamilyOptions): Family<GaugeSeries> {
+    return this.#register(opts, "gauge", (values, fam) => {
+      let v = 0;
+      const s: GaugeSeries = {
+        set: (x) => void (v = x),
+        inc: (by = 1) => void (v += by),
+        dec: (by = 1) => void (v -= by),
+        value: () => v,
+      };
+      return { s, lines: (base) => [`${fam.name}${base} ${formatValue(v)}`] };
+    });
+  }
+
+  histogram(opts: FamilyOptions & { buckets: readonly number[] }): Family<HistogramSeries> {
+    const bounds = opts.buckets.filter((b) => b !== Number.POSITIVE_INFINITY);
+    bounds.forEach((b, i) => {
+      if (!Number.isFinite(b) || (i > 0 && b <= (bounds[i - 1] as number))) {
+        throw new RangeError(`histogram ${opts.name}: buckets must be finite and strictly increasing`);
+      }
+    });
+    if (opts.labelNames?.includes("le")) throw new RangeError(`histogram ${opts.name}: "le" is reserved`);
+    return this.#register(opts, "histogram", (values, fam) => {
+      /** Non-cumulative counts per bound; the last slot is +Inf. */
+      const counts: number[] = new Array<number>(bounds.length + 1).fill(0);
+      let sum = 0;
+      let count = 0;
+      const s: HistogramSeries = {
+        observe(v) {
+          let i = bounds.findIndex((b) => v <= b);
+          if (i < 0) i = bounds.length;
+          counts[i] = (counts[i] ?? 0) + 1;
+          sum += v;
+          count++;
+        },
+        count: () => count,
+        sum: () => sum,
+      };
+      const lines = (): string[] => {
+        const out: string[] = [];
+        let cumulative = 0;
+        [...bounds, Number.POSITIVE_INFINITY].forEach((b, i) => {
+          cumulative += counts[i] ?? 0;
+          out.push(`${fam.name}_bucket${labelText(fam.labelNames, values, ["le", formatValue(b)])} ${cumulative}`);
+        });
+        const base = labelText(fam.labelNames, values);
+        out.push(`${fam.name}_sum${base} ${formatValue(sum)}`, `${fam.name}_count${base} ${count}`);
+        return out;
+      };
+      return { s, lines };
+    });
+  }
+
+  /** Registers a hook run before each exposition; returns its unregister function. */
+  onScrape(hook: () => void): () => void {
+    this.#scrapeHooks.add(hook);
+    return () => void this.#scrapeHooks.delete(hook);
+  }
+
+  /** The text exposition format 0.0.4. */
+  expose(): string {
+    for (const hook of this.#scrapeHooks) hook();
+    const out: string[] = [];
+    const families = [...this.#families.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const fam of families) {
+      if (fam.series.size === 0) continue;
+      out.push(`# HELP ${fam.name} ${escapeHelp(fam.help)}`, `# TYPE ${fam.name} ${fam.kind}`);
+      const keys = [...fam.series.keys()].sort();
+      for (const key of keys) {
+        const entry = fam.series.get(key);
+        if (entry) out.push(...entry.lines(labelText(fam.labelNames, entry.values)));
+      }
+    }
+    return out.length ? `${out.join("\n")}\n` : "";
+  }
+
+  #register<S>(
+    opts: FamilyOptions,
+    kind: Kind,
+    make: (values: string[], fam: AnyFamily) => { s: S; lines(base: string): string[] },
+  ): Family<S> {
+    const { name, help } = opts;
+    if (!METRIC_NAME.test(name)) throw new RangeError(`invalid metric name "${name}"`);
+    if (this.#families.has(name)) throw new RangeError(`metric "${name}" is already registered`);
+    const labelNames = [...(opts.labelNames ?? [])].sort();
+    for (const l of labelNames) {
+      if (!LABEL_NAME.test(l) || l.startsWith("__")) throw new RangeError(`metric "${name}": invalid label name "${l}"`);
+    }
+    if (new Set(labelNames).size !== labelNames.length) throw new RangeError(`metric "${name}": duplicate label names`);
+    const fam: AnyFamily = { name, help, kind, labelNames, series: new Map() };
+    /** The handle of each series, by the same key as fam.series. */
+    const handles = new Map<string, S>();
+    this.#families.set(name, fam);
+    const family: Family<S> = {
+      name,
+      with(labels: Labels = {}) {
+        const given = Object.keys(labels);
+        if (given.length !== labelNames.length || labelNames.some((l) => typeof labels[l] !== "string")) {
+          throw new RangeError(`metric "${name}" takes labels [${labelNames.join(", ")}], got [${given.join(", ")}]`);
+        }
+        const values = labelNames.map((l) => labels[l] as string);
+        const key = values.join("\u0000");
+        let h = handles.get(key);
+        if (!h) {
+          const made = make(values, fam);
+          h = made.s;
+          handles.set(key, h);
+          fam.series.set(key, { values, lines: made.lines });
+        }
+        return h;
+      },
+    };
+    if (labelNames.length === 0) family.with();
+    return family;
+  }
+}

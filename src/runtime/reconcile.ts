@@ -1,0 +1,105 @@
+/**
+ * The reconcile contract.
+ *
+ * - Level-based: a `Request` carries only the object's key ("namespace/name", or "name" for
+ *   cluster-scoped objects), never the event that caused it. A reconcile reads the current state and
+ *   converges; it must give the same result however many events were folded into one request.
+ * - Outcomes are values, and these are all of them:
+ *   - `done()`: converged; the key's backoff is reset. The key runs again on the next event or resync.
+ *   - `requeueAfter(ms)`: converged for now, look again after `ms` (e.g. waiting for a rollout);
+ *     the key's backoff is reset.
+ *   - throw any error: a transient failure; the key is retried with per-key exponential backoff.
+ *   - throw `TerminalError`: retrying cannot help (e.g. an invalid spec); the key is not retried
+ *     until a new event or resync brings it back.
+ * - The `signal` aborts when the reconcile exceeds its timeout or the controller's shutdown grace
+ *   runs out; pass it to every API call.
+ * - At most one reconcile runs per key at a time (the work queue guarantees it).
+ */
+
+export interface Request {
+  /** "namespace/name", or "name" for a cluster-scoped object. */
+  readonly key: string;
+  /** undefined for a cluster-scoped object. */
+  readonly namespace: string | undefined;
+  readonly name: string;
+}
+
+export type Outcome = { readonly kind: "done" } | { readonly kind: "requeueAfter"; readonly ms: number };
+
+export type Reconciler = (req: Request, signal: AbortSignal) => Promise<Outcome>;
+
+const DONE: Outcome = Object.freeze({ kind: "done" });
+
+/** Converged: reset backoff, wait for the next event. */
+export function done(): Outcome {
+  return DONE;
+}
+
+/** Converged for now: look again after ms. */
+export function requeueAfter(ms: number): Outcome {
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter(${ms}): give a finite number of milliseconds >= 0`);
+  return { kind: "requeueAfter", ms };
+}
+
+/** A failure that retrying cannot fix; the key is not retried. Say in the message what to fix. */
+export class TerminalError extends Error {
+  override readonly name = "TerminalError";
+}
+
+/** The abort reason of a reconcile that ran longer than the controller's reconcileTimeoutMs. */
+export class ReconcileTimeoutError extends Error {
+  override readonly name = "ReconcileTimeoutError";
+  constructor(
+    readonly key: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`reconcile of ${key} exceeded its timeout of ${timeoutMs} ms and was aborted`);
+  }
+}
+
+export function isOutcome(x: unknown): x is Outcome {
+  if (typeof x !== "object" || x === null) return false;
+  const o = x as { kind?: unknown; ms?: unknown };
+  return o.kind === "done" || (o.kind === "requeueAfter" && typeof o.ms === "number" && Number.isFinite(o.ms) && o.ms >= 0);
+}
+
+/**
+ * How a reconcile ended, every case: its Outcome, a transient error, or a terminal one. A "panic" is
+ * a JS fault that means a bug in the reconciler (TypeError, ReferenceError, SyntaxError, a throw of a
+ * non-Error, or a return value that is not an Outcome), the analogue of a Go panic.
+ */
+export type Settled =
+  | { readonly kind: "done" }
+  | { readonly kind: "requeueAfter"; readonly ms: number }
+  | { readonly kind: "error"; readonly error: unknown; readonly panic: boolean }
+  | { readonly kind: "terminal"; readonly error: TerminalError };
+
+function isPanic(e: unknown): boolean {
+  return !(e instanceof Error) || e instanceof TypeError || e instanceof ReferenceError || e instanceof SyntaxError;
+}
+
+/** What a reconcile's exception means. */
+export function settleThrown(e: unknown): Settled {
+  if (e instanceof TerminalError) return { kind: "terminal", error: e };
+  return { kind: "error", error: e, panic: isPanic(e) };
+}
+
+/** What a reconcile's return value means. */
+export function settleReturned(v: unknown): Settled {
+  if (isOutcome(v)) return v.kind === "done" ? { kind: "done" } : { kind: "requeueAfter", ms: v.ms };
+  const error = new TypeError(`reconcile returned ${JSON.stringify(v)}; return done() or requeueAfter(ms), or throw`);
+  return { kind: "error", error, panic: true };
+}
+
+/** The key of an object: "namespace/name", or "name" when it has no namespace. */
+export function objectKey(obj: { metadata: { namespace?: string; name?: string } }): string {
+  const { namespace, name = "" } = obj.metadata;
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** The request for a key made by objectKey. */
+export function requestFor(key: string): Request {
+  const slash = key.indexOf("/");
+  if (slash < 0) return { key, namespace: undefined, name: key };
+  return { key, namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

@@ -1,0 +1,101 @@
+import { describe, expect, test } from "bun:test";
+import { CONTROLLER_INDEX, NAMESPACE_INDEX, createStore, objectKey } from "./store.ts";
+import type { KubeObject } from "../kube/types.ts";
+
+const obj = (ns: string | undefined, name: string, rv: string, owner?: string): KubeObject => ({
+  metadata: {
+    name,
+    namespace: ns,
+    resourceVersion: rv,
+    ownerReferences: owner ? [{ apiVersion: "v1", kind: "X", name: "o", uid: owner, controller: true }] : undefined,
+  },
+  spec: { n: rv },
+});
+
+describe("store", () => {
+  test("objects are keyed namespace/name, or name when cluster-scoped", () => {
+    expect(objectKey(obj("ns", "a", "1"))).toBe("ns/a");
+    expect(objectKey(obj(undefined, "node1", "1"))).toBe("node1");
+  });
+
+  test("apply reports add, then update only when the resourceVersion changed", () => {
+    const s = createStore();
+    expect(s.apply(obj("ns", "a", "1"))?.type).toBe("add");
+    expect(s.apply(obj("ns", "a", "1"))).toBeUndefined();
+    const d = s.apply(obj("ns", "a", "2"));
+    expect(d?.type).toBe("update");
+    expect(d?.type === "update" && d.old.metadata.resourceVersion).toBe("1");
+    expect(s.get("ns/a")?.metadata.resourceVersion).toBe("2");
+  });
+
+  test("a re-list is a full replace whose diff deletes what is missing and updates only changed versions", () => {
+    const s = createStore();
+    s.replace([obj("ns", "a", "1"), obj("ns", "b", "1"), obj("ns", "c", "1")]);
+    const deltas = s.replace([obj("ns", "a", "1"), obj("ns", "b", "5"), obj("ns", "d", "1")]);
+    expect(deltas.map((d) => `${d.type} ${objectKey(d.object)}`).sort()).toEqual(["add ns/d", "delete ns/c", "update ns/b"]);
+    expect(s.list().map(objectKey).sort()).toEqual(["ns/a", "ns/b", "ns/d"]);
+    expect(s.size).toBe(3);
+    expect(s.byIndex(NAMESPACE_INDEX, "ns").map(objectKey).sort()).toEqual(["ns/a", "ns/b", "ns/d"]);
+  });
+
+  test("an empty re-list deletes everything", () => {
+    const s = createStore();
+    s.replace([obj("ns", "a", "1"), obj(undefined, "n", "1")]);
+    expect(s.replace([]).map((d) => d.type)).toEqual(["delete", "delete"]);
+    expect(s.size).toBe(0);
+    expect(s.byIndex(NAMESPACE_INDEX, "ns")).toEqual([]);
+  });
+
+  test("the namespace and controller-owner indexes follow updates and deletes", () => {
+    const s = createStore();
+    s.apply(obj("ns", "a", "1", "u1"));
+    s.apply(obj("ns", "b", "1", "u1"));
+    s.apply(obj("other", "c", "1", "u2"));
+    expect(s.byIndex(CONTROLLER_INDEX, "u1").map(objectKey).sort()).toEqual(["ns/a", "ns/b"]);
+    s.apply(obj("ns", "b", "2", "u2")); // the controller changed
+    expect(s.byIndex(CONTROLLER_INDEX, "u1").map(objectKey)).toEqual(["ns/a"]);
+    expect(s.byIndex(CONTROLLER_INDEX, "u2").map(objectKey).sort()).toEqual(["ns/b", "other/c"]);
+    s.delete(obj("ns", "a", "3", "u1"));
+    expect(s.byIndex(CONTROLLER_INDEX, "u1")).toEqual([]);
+    expect(s.byIndex(NAMESPACE_INDEX, "other").map(objectKey)).toEqual(["other/c"]);
+  });
+
+  test("an owner reference that is not the controller is not indexed", () => {
+    const s = createStore();
+    const o = obj("ns", "a", "1");
+    o.metadata.ownerReferences = [{ apiVersion: "v1", kind: "X", name: "o", uid: "u9" }];
+    s.apply(o);
+    expect(s.byIndex(CONTROLLER_INDEX, "u9")).toEqual([]);
+  });
+
+  test("an index added later covers the objects already stored, and may give several values", () => {
+    const s = createStore();
+    s.apply({ metadata: { name: "a", namespace: "ns", resourceVersion: "1", labels: { app: "x", tier: "web" } } });
+    s.addIndex("labels", (o) => Object.entries(o.metadata.labels ?? {}).map(([k, v]) => `${k}=${v}`));
+    expect(s.byIndex("labels", "tier=web").map(objectKey)).toEqual(["ns/a"]);
+    expect(s.byIndex("labels", "app=x").map(objectKey)).toEqual(["ns/a"]);
+    expect(() => s.addIndex("labels", () => [])).toThrow(/already exists/);
+    expect(() => s.byIndex("nope", "x")).toThrow(/no index named "nope"/);
+  });
+
+  test("a delete reports the final state received and the stored object as old", () => {
+    const s = createStore();
+    s.apply(obj("ns", "a", "1"));
+    const d = s.delete(obj("ns", "a", "9"));
+    expect(d.object.metadata.resourceVersion).toBe("9");
+    expect(d.old?.metadata.resourceVersion).toBe("1");
+    expect(s.get("ns/a")).toBeUndefined();
+  });
+
+  test("stored objects are frozen, deep down", () => {
+    const s = createStore();
+    s.apply(obj("ns", "a", "1"));
+    const got = s.get("ns/a")!;
+    expect(() => {
+      (got.metadata as { name: string }).name = "x";
+    }).toThrow();
+    expect(() => {
+      (got.spec as { n: string }).n = "x";
+    }).toThrow();
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The cache of one resource type, fed by a watcher (kube-rs `reflector::Store`, client-go `Indexer`).
+ *
+ * Properties:
+ * - Keyed: objects are stored by `namespace/name` (`name` for cluster-scoped objects), see `objectKey`.
+ * - Read-only: objects are deep-frozen when stored; callers never mutate the cache by accident (copy first,
+ *   e.g. `structuredClone`, to build a change).
+ * - Indexed: `namespace` and `controller` (UID of the controller owner reference) exist from the start;
+ *   `addIndex(name, fn)` adds more and indexes what is already stored. Indexes always match the objects.
+ * - Delta-producing: every write returns what changed, so the informer can tell handlers after the store is
+ *   updated. `apply` of an object whose resourceVersion is unchanged is not a change.
+ * - Gap-safe: `replace(list)` (a re-list) swaps in the complete list and reports a delete for every stored
+ *   object missing from it — deletes that happened while the watch was down are delivered, and nothing stale
+ *   stays (the client-node #494 leak). Objects whose resourceVersion did not change produce no delta.
+ */
+import { objectKey } from "./reconcile.ts";
+import type { KubeObject } from "../kube/types.ts";
+
+export type Delta<T> =
+  | { type: "add"; object: T; old?: undefined }
+  | { type: "update"; object: T; old: T }
+  | { type: "delete"; object: T; old?: T };
+
+/** Index function: the index values of an object (none, one or several). */
+export type IndexFn<T> = (obj: T) => readonly string[];
+
+export const NAMESPACE_INDEX = "namespace";
+export const CONTROLLER_INDEX = "controller";
+
+/** "namespace/name", or "name" for a cluster-scoped object: the same key as reconcile requests use. */
+export { objectKey };
+
+/** UID of the owner reference marked controller: true, if any. */
+export function controllerUid(obj: Pick<KubeObject, "metadata">): string | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
+}
+
+export interface Store<T extends KubeObject> {
+  get(key: string): T | undefined;
+  list(): T[];
+  readonly size: number;
+  /** Adds an index; objects already stored are indexed at once. Throws if the name is taken. */
+  addIndex(name: string, fn: IndexFn<T>): void;
+  /** Objects whose index `name` contains `value`. Throws for an unknown index (a programming error). */
+  byIndex(name: string, value: string): T[];
+  /** Stores an added or modified object; undefined when its resourceVersion is already stored. */
+  apply(obj: T): Delta<T> | undefined;
+  /** Removes an object; the delta carries the final state received and the stored one as `old`. */
+  delete(obj: T): Delta<T>;
+  /** Swaps in a complete list; the deltas turn the old content into the new one. */
+  replace(objects: readonly T[]): Delta<T>[];
+}
+
+export interface StoreOptions {
+  /** Deep-freeze stored objects. Default true. */
+  freeze?: boolean;
+}
+
+export function createStore<T extends KubeObject>(opts: StoreOptions = {}): Store<T> {
+  const freeze = opts.freeze ?? true;
+  const objects = new Map<string, T>();
+  /** index name -> index value -> keys. Invariant: key k is under value v iff fns[name](objects[k]) includes v. */
+  const indexes = new Map<string, Map<string, Set<string>>>();
+  const fns = new Map<string, IndexFn<T>>();
+
+  const indexOne = (name: string, key: string, obj: T, add: boolean) => {
+    const idx = indexes.get(name)!;
+    for (const v of new Set(fns.get(name)!(obj))) {
+      let keys = idx.get(v);
+      if (add) {
+        if (!keys) idx.set(v, (keys = new Set()));
+        keys.add(key);
+      } else if (keys) {
+        keys.delete(key);
+        if (keys.size === 0) idx.delete(v);
+      }
+    }
+  };
+  const index = (key: string, obj: T, add: boolean) => {
+    for (const name of fns.keys()) indexOne(name, key, obj, add);
+  };
+  const put = (key: string, obj: T) => {
+    const prev = objects.get(key);
+    if (prev) index(key, prev, false);
+    const stored = freeze ? deepFreeze(obj) : obj;
+    objects.set(key, stored);
+    index(key, stored, true);
+    return stored;
+  };
+  const remove = (key: string) => {
+    const prev = objects.get(key);
+    if (!prev) return undefined;
+    index(key, prev, false);
+    objects.delete(key);
+    return prev;
+  };
+
+  const store: Store<T> = {
+    get: (key) => objects.get(key),
+    list: () => [...objects.values()],
+    get size() {
+      return objects.size;
+    },
+    addIndex(name, fn) {
+      if (fns.has(name)) throw new Error(`store: an index named "${name}" already exists`);
+      fns.set(name, fn);
+      indexes.set(name, new Map());
+      for (const [key, obj] of objects) indexOne(name, key, obj, true);
+    },
+    byIndex(name, value) {
+      const idx = indexes.get(name);
+      if (!idx) throw new Error(`store: no index named "${name}" (known: ${[...fns.keys()].join(", ")})`);
+      return [...(idx.get(value) ?? [])].map((k) => objects.get(k)!);
+    },
+    apply(obj) {
+      const key = objectKey(obj);
+      const old = objects.get(key);
+      if (old && sameVersion(old, obj)) return undefined;
+      const object = put(key, obj);
+      return old ? { type: "update", object, old } : { type: "add", object };
+    },
+    delete(obj) {
+      const old = remove(objectKey(obj));
+      const object = freeze ? deepFreeze(obj) : obj;
+      return old ? { type: "delete", object, old } : { type: "delete", object };
+    },
+    replace(list) {
+      const deltas: Delta<T>[] = [];
+      const seen = new Set<string>();
+      for (const obj of list) {
+        seen.add(objectKey(obj));
+        const d = store.apply(obj);
+        if (d) deltas.push(d);
+      }
+      for (const [key, old] of [...objects]) {
+        if (seen.has(key)) continue;
+        remove(key);
+        deltas.push({ type: "delete", object: old, old });
+      }
+      return deltas;
+    },
+  };
+  store.addIndex(NAMESPACE_INDEX, (o) => (o.metadata.namespace ? [o.metadata.namespace] : []));
+  store.addIndex(CONTROLLER_INDEX, (o) => {
+    const uid = controllerUid(o);
+    return uid ? [uid] : [];
+  });
+  return store;
+}
+
+/** Same object version: equal, non-empty resourceVersions. */
+function sameVersion(a: KubeObject, b: KubeObject): boolean {
+  const rv = a.metadata.resourceVersion;
+  return rv !== undefined && rv !== "" && rv === b.metadata.resourceVersion;
+}
+
+function deepFreeze<V>(v: V): V {
+  if (v === null || typeof v !== "object" || Object.isFrozen(v)) return v;
+  for (const child of Object.values(v)) deepFreeze(child);
+  return Object.freeze(v);
+}

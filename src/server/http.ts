@@ -1,0 +1,97 @@
+/**
+ * The operator's HTTP endpoints, on Bun.serve. It imports no operator code: everything it reports
+ * comes from the callbacks it is given.
+ *
+ * - GET /healthz, /readyz: 200 "ok" when the probe returns true; 500 with the probe's reason (a
+ *   string) otherwise, or with the error message when the probe throws.
+ * - GET /metrics: the callback's text as `text/plain; version=0.0.4` (Prometheus text format).
+ * - HEAD is answered like GET without a body; other methods get 405, other paths 404.
+ * - Port 0 picks a free port; the returned `url` and `port` say which.
+ * - `stop()` closes the listener and open connections.
+ */
+
+/** true when fine, otherwise the reason (shown to the prober). */
+export type Probe = () => true | string;
+
+export interface ServerOptions {
+  /** Default "0.0.0.0" (all interfaces, as a pod needs for kubelet probes). */
+  hostname?: string;
+  port: number;
+  healthz: Probe;
+  readyz: Probe;
+  metrics: () => string;
+}
+
+export interface RunningServer {
+  /** e.g. "http://127.0.0.1:8080". */
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+const TEXT = "text/plain; charset=utf-8";
+const METRICS = "text/plain; version=0.0.4; charset=utf-8";
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+function probeResponse(probe: Probe, name: string): Response {
+  let result: true | string;
+  try {
+    result = probe();
+  } catch (err) {
+    result = `${name} check failed: ${messageOf(err)}`;
+  }
+  if (result === true) return new Response("ok", { headers: { "content-type": TEXT } });
+  return new Response(result || `${name} check failed`, { status: 500, headers: { "content-type": TEXT } });
+}
+
+function route(opts: ServerOptions, path: string): Response {
+  switch (path) {
+    case "/healthz":
+      return probeResponse(opts.healthz, "healthz");
+    case "/readyz":
+      return probeResponse(opts.readyz, "readyz");
+    case "/metrics":
+      try {
+        return new Response(opts.metrics(), { headers: { "content-type": METRICS } });
+      } catch (err) {
+        return new Response(`collecting metrics failed: ${messageOf(err)}`, { status: 500, headers: { "content-type": TEXT } });
+      }
+    default:
+      return new Response("not found; try /healthz, /readyz or /metrics\n", { status: 404, headers: { "content-type": TEXT } });
+  }
+}
+
+export function startServer(opts: ServerOptions): RunningServer {
+  const hostname = opts.hostname ?? "0.0.0.0";
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname,
+      port: opts.port,
+      development: false,
+      reusePort: false, // a second process on the same port is an error, not a silent load balancer
+      fetch(req) {
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          return new Response("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD", "content-type": TEXT } });
+        }
+        const res = route(opts, new URL(req.url).pathname);
+        return req.method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
+      },
+      error(err) {
+        return new Response(`internal error: ${err.message}`, { status: 500, headers: { "content-type": TEXT } });
+      },
+    });
+  } catch (err) {
+    throw new Error(`cannot listen on ${hostname}:${opts.port} (${messageOf(err)}); choose a free port or another address`, { cause: err });
+  }
+  const port = server.port ?? opts.port;
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}

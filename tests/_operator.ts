@@ -1,0 +1,85 @@
+/**
+ * Runs the compiled operator (`dist/devctl operator run`) as a child process for end-to-end suites,
+ * on free loopback ports, and reads its /metrics: API writes are counted from its own
+ * rest_client_requests_total, so "zero writes" is measured where it happens.
+ */
+import { DEVCTL, eventually, kubeconfig } from "./_support.ts";
+
+export interface OperatorProcess {
+  proc: ReturnType<typeof Bun.spawn>;
+  metricsUrl: string;
+  /** Everything the operator logged so far (JSON lines). */
+  logs(): string;
+  metricsText(): Promise<string>;
+  /** Sum of rest_client_requests_total over methods other than GET. */
+  writes(): Promise<number>;
+  /** Sum of a counter family, optionally filtered by a label substring. */
+  counter(name: string, labelFilter?: string): Promise<number>;
+  ready(): Promise<boolean>;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export async function startOperator(args: string[], opts: { env?: Record<string, string>; waitReady?: boolean } = {}): Promise<OperatorProcess> {
+  const port = await freePort();
+  const metricsUrl = `http://127.0.0.1:${port}`;
+  let out = "";
+  const proc = Bun.spawn(
+    [DEVCTL, "operator", "run", "--kubeconfig", kubeconfig, "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`, "--log-format", "json", ...args],
+    { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...opts.env } },
+  );
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    const d = new TextDecoder();
+    for await (const c of s) out += d.decode(c, { stream: true });
+  };
+  void drain(proc.stdout as ReadableStream<Uint8Array>);
+  void drain(proc.stderr as ReadableStream<Uint8Array>);
+  const metricsText = async () => (await fetch(`${metricsUrl}/metrics`)).text();
+  const counter = async (name: string, labelFilter?: string) => {
+    let sum = 0;
+    for (const line of (await metricsText()).split("\n")) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      if (labelFilter && !line.includes(labelFilter)) continue;
+      sum += Number(line.split(" ").at(-1));
+    }
+    return sum;
+  };
+  const op: OperatorProcess = {
+    proc,
+    metricsUrl,
+    logs: () => out,
+    metricsText,
+    counter,
+    async writes() {
+      let sum = 0;
+      for (const line of (await metricsText()).split("\n")) {
+        if (line.startsWith("rest_client_requests_total{") && !line.includes('method="GET"')) sum += Number(line.split(" ").at(-1));
+      }
+      return sum;
+    },
+    async ready() {
+      try {
+        return (await fetch(`${metricsUrl}/readyz`)).status === 200;
+      } catch {
+        return false;
+      }
+    },
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return proc.exited;
+    },
+  };
+  if (opts.waitReady !== false) {
+    await eventually(async () => {
+      if (proc.exitCode !== null) throw new Error(`operator exited with ${proc.exitCode}: ${out}`);
+      return op.ready();
+    }, 60_000, "the operator to be ready");
+  }
+  return op;
+}

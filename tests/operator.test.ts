@@ -1,0 +1,212 @@
+/**
+ * The WebApp operator end to end: the compiled executable (`devctl operator run`) against the real
+ * control plane. The seed's case, convergence of every owned field, self-healing, garbage collection,
+ * name collisions, status conditions, and zero writes once converged (counted from its own /metrics).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { KubeObject } from "../src/kube/types.ts";
+import { startOperator, type OperatorProcess } from "./_operator.ts";
+import {
+  DEPLOYMENTS,
+  SERVICES,
+  WEBAPPS,
+  conditionOf,
+  ensureCrd,
+  eventsFor,
+  eventually,
+  getOrUndefined,
+  kube,
+  kubectl,
+  tempNamespace,
+  webapp,
+  type WebAppLike,
+} from "./_support.ts";
+
+interface DeploymentLike extends KubeObject {
+  spec: { replicas: number; selector?: unknown; template: { metadata?: unknown; spec: { containers: { name: string; image: string; ports?: { containerPort: number }[] }[] } } };
+  status?: { readyReplicas?: number };
+}
+interface ServiceLike extends KubeObject {
+  spec: { selector: Record<string, string>; ports: { port: number; targetPort: number | string }[] };
+}
+
+let ns: Awaited<ReturnType<typeof tempNamespace>>;
+let op: OperatorProcess;
+
+beforeAll(async () => {
+  await ensureCrd();
+  ns = await tempNamespace("operator");
+  op = await startOperator(["--namespaces", ns.name, "--leader-elect=false", "--log-level", "debug"]);
+});
+afterAll(async () => {
+  const code = await op?.stop();
+  await ns?.drop();
+  expect(code).toBe(0);
+});
+
+const dep = (name: string) => getOrUndefined<DeploymentLike>(DEPLOYMENTS, `${name}-deployment`, ns.name);
+const svc = (name: string) => getOrUndefined<ServiceLike>(SERVICES, `${name}-svc`, ns.name);
+const wa = (name: string) => getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
+
+async function convergedTo(name: string, image: string, replicas: number, port: number): Promise<void> {
+  await eventually(async () => {
+    const [d, s, w] = await Promise.all([dep(name), svc(name), wa(name)]);
+    const c = d?.spec.template.spec.containers[0];
+    return (
+      d?.spec.replicas === replicas &&
+      c?.image === image &&
+      c.ports?.[0]?.containerPort === port &&
+      s?.spec.ports[0]?.port === 80 &&
+      s.spec.ports[0]?.targetPort === port &&
+      w?.status?.readyReplicas === replicas &&
+      conditionOf(w, "Available")?.status === "True" &&
+      w.status.observedGeneration === w.metadata.generation
+    );
+  }, 60_000, `${name} to converge to ${image} x${replicas} on port ${port}`);
+}
+
+describe("the seed's case", () => {
+  test("a WebApp test-app of nginx:1.25 with 3 replicas gets its Deployment and Service, owned by it", async () => {
+    await kube.create(WEBAPPS, webapp("test-app", ns.name, { image: "nginx:1.25", replicas: 3, port: 80 }));
+    await convergedTo("test-app", "nginx:1.25", 3, 80);
+    const [d, s, w] = await Promise.all([dep("test-app"), svc("test-app"), wa("test-app")]);
+    expect(d?.metadata.labels).toMatchObject({ app: "test-app", "managed-by": "webapp-operator" });
+    expect(s?.spec.selector).toEqual({ app: "test-app", "managed-by": "webapp-operator" });
+    for (const child of [d, s]) {
+      expect(child?.metadata.ownerReferences).toEqual([
+        { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: w?.metadata.uid as string, controller: true, blockOwnerDeletion: true },
+      ]);
+    }
+    expect(conditionOf(w, "Progressing")?.status).toBe("False");
+    expect(conditionOf(w, "Degraded")?.status).toBe("False");
+    const events = await eventsFor(ns.name, "test-app");
+    expect(events.some((e) => e.reason === "Created" && e.message.includes("Deployment test-app-deployment created"))).toBe(true);
+    expect(events.some((e) => e.reason === "Created" && e.message.includes("Service test-app-svc created"))).toBe(true);
+  });
+
+  test("kubectl get wa shows image, desired, ready and available", () => {
+    const r = kubectl(["get", "wa", "test-app", "-n", ns.name]);
+    expect(r.code).toBe(0);
+    const [header, row] = r.stdout.trim().split("\n");
+    expect(header).toMatch(/NAME\s+IMAGE\s+DESIRED\s+READY\s+AVAILABLE\s+AGE/);
+    expect(row).toMatch(/^test-app\s+nginx:1\.25\s+3\s+3\s+True\s+/);
+  });
+
+  test("reconciling a converged WebApp five more times writes nothing", async () => {
+    const before = await op.writes();
+    const reconciles = await op.counter("controller_runtime_reconcile_total");
+    for (let i = 0; i < 5; i++) {
+      await kube.patch(WEBAPPS, "test-app", ns.name, { metadata: { annotations: { "test/touch": String(i) } } }, "merge");
+    }
+    await eventually(async () => (await op.counter("controller_runtime_reconcile_total")) >= reconciles + 5, 20_000, "five reconciles");
+    await Bun.sleep(1000);
+    expect(await op.writes()).toBe(before);
+    expect(await op.counter("controller_runtime_reconcile_errors_total")).toBe(0);
+    expect((await kube.list(DEPLOYMENTS, { namespace: ns.name, labelSelector: "app=test-app" })).items).toHaveLength(1);
+  });
+});
+
+describe("spec changes converge", () => {
+  test("image, replicas and port changes reach the Deployment and the Service", async () => {
+    await kube.patch(WEBAPPS, "test-app", ns.name, { spec: { image: "nginx:1.27" } }, "merge");
+    await convergedTo("test-app", "nginx:1.27", 3, 80);
+    await kube.patch(WEBAPPS, "test-app", ns.name, { spec: { replicas: 5 } }, "merge");
+    await convergedTo("test-app", "nginx:1.27", 5, 80);
+    await kube.patch(WEBAPPS, "test-app", ns.name, { spec: { port: 8080 } }, "merge");
+    await convergedTo("test-app", "nginx:1.27", 5, 8080);
+    const events = await eventsFor(ns.name, "test-app");
+    expect(events.some((e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas")).toBe(true);
+  });
+
+  test("kubectl scale on the WebApp goes through the scale subresource", async () => {
+    const r = kubectl(["scale", "wa/test-app", "-n", ns.name, "--replicas=2"]);
+    expect(r.stderr).toBe("");
+    await convergedTo("test-app", "nginx:1.27", 2, 8080);
+  });
+});
+
+describe("self-healing", () => {
+  test("a deleted Deployment is recreated", async () => {
+    const old = await dep("test-app");
+    await kube.delete(DEPLOYMENTS, "test-app-deployment", ns.name);
+    await eventually(async () => {
+      const d = await dep("test-app");
+      return d && d.metadata.uid !== old?.metadata.uid;
+    }, 30_000, "the Deployment to be recreated");
+    await convergedTo("test-app", "nginx:1.27", 2, 8080);
+  });
+
+  test("a deleted Service is recreated", async () => {
+    await kube.delete(SERVICES, "test-app-svc", ns.name);
+    await eventually(async () => svc("test-app"), 30_000, "the Service to be recreated");
+  });
+
+  test("kubectl scale and kubectl set image on the Deployment are reverted", async () => {
+    expect(kubectl(["scale", "deployment/test-app-deployment", "-n", ns.name, "--replicas=7"]).code).toBe(0);
+    expect(kubectl(["set", "image", "deployment/test-app-deployment", "-n", ns.name, "app=evil:latest"]).code).toBe(0);
+    await convergedTo("test-app", "nginx:1.27", 2, 8080);
+  });
+
+  test("a changed Service port and selector are restored", async () => {
+    await kube.patch(SERVICES, "test-app-svc", ns.name, { spec: { selector: { app: "other" }, ports: [{ name: "http", port: 80, targetPort: 9999 }] } }, "strategic");
+    await eventually(async () => {
+      const s = await svc("test-app");
+      return s?.spec.ports[0]?.targetPort === 8080 && s.spec.selector.app === "test-app";
+    }, 30_000, "the Service to be restored");
+  });
+});
+
+describe("objects we do not control", () => {
+  test("a same-named Deployment is left untouched and the WebApp reports ResourceExists", async () => {
+    const foreign = await kube.create<DeploymentLike>(DEPLOYMENTS, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "taken-deployment", namespace: ns.name, labels: { team: "someone-else" } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { team: "someone-else" } },
+        template: { metadata: { labels: { team: "someone-else" } }, spec: { containers: [{ name: "x", image: "registry.k8s.io/pause:3.10" }] } },
+      },
+    });
+    await kube.create(WEBAPPS, webapp("taken", ns.name, { image: "nginx:1.25", replicas: 2, port: 80 }));
+    const w = await eventually(async () => {
+      const w = await wa("taken");
+      return conditionOf(w, "Degraded")?.reason === "ResourceExists" ? w : undefined;
+    }, 30_000, "Degraded=ResourceExists");
+    expect(conditionOf(w, "Degraded")?.message).toContain("Deployment taken-deployment exists and is not controlled by this WebApp");
+    await eventually(async () => (await eventsFor(ns.name, "taken")).some((e) => e.type === "Warning" && e.reason === "ResourceExists"), 10_000, "a Warning event");
+    const after = await dep("taken");
+    expect(after?.metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
+    expect(after?.metadata.ownerReferences).toBeUndefined();
+    // The Service has no conflict and is created.
+    expect(await svc("taken")).toBeDefined();
+  });
+});
+
+describe("garbage collection", () => {
+  test("deleting the WebApp removes its Deployment and Service", async () => {
+    await kube.delete(WEBAPPS, "test-app", ns.name);
+    await eventually(async () => !(await dep("test-app")) && !(await svc("test-app")), 60_000, "children to be garbage-collected");
+  });
+});
+
+describe("the operator's own health", () => {
+  test("/metrics uses controller-runtime's metric names", async () => {
+    const text = await op.metricsText();
+    for (const name of [
+      "controller_runtime_reconcile_total",
+      "controller_runtime_reconcile_time_seconds_bucket",
+      "workqueue_depth",
+      "workqueue_retries_total",
+      "rest_client_requests_total",
+      "process_resident_memory_bytes",
+    ]) {
+      expect(text).toContain(name);
+    }
+  });
+
+  test("nothing crashed: no error-level log lines", () => {
+    const errors = op.logs().split("\n").filter((l) => l.includes('"level":"error"'));
+    expect(errors).toEqual([]);
+  });
+});
