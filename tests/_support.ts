@@ -3,11 +3,15 @@
  * throwaway namespaces. The cluster is the local control plane (npm run cluster:up) unless
  * DEVCTL_TEST_KUBECONFIG points at another one (see tests/cluster/env.ts).
  */
+import { setDefaultTimeout } from "bun:test";
 import { resolve } from "node:path";
 import { createKubeClient } from "../src/kube/client.ts";
 import { isNotFound } from "../src/kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../src/kube/types.ts";
 import { testKubeconfig } from "./cluster/env.ts";
+
+/** Integration tests wait on a real API server and its controllers. */
+setDefaultTimeout(120_000);
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const DEVCTL = resolve(ROOT, "dist/devctl");

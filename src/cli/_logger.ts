@@ -15,12 +15,17 @@ const LEVEL_NAMES: Record<number, string> = { 0: "error", 1: "warn", 2: "info", 
 function jsonLine(o: LogObject): string {
   const args = [...o.args];
   const fields = args.length > 1 && isPlainObject(args.at(-1)) ? (args.pop() as Record<string, unknown>) : {};
-  const msg = args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" ");
+  const errors = args.filter((a): a is Error => a instanceof Error);
+  const msg = args
+    .filter((a) => !(a instanceof Error))
+    .map((a) => (typeof a === "string" ? a : JSON.stringify(a)))
+    .join(" ");
   const out: Record<string, unknown> = { ts: o.date.toISOString(), level: LEVEL_NAMES[o.level] ?? String(o.level) };
   if (o.tag) out.logger = o.tag;
   out.msg = msg;
   for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? v.message : v;
-  const err = o.args.find((a) => a instanceof Error) as Error | undefined;
+  const err = errors[0];
+  if (err) out.error = err.message;
   if (err?.cause instanceof Error) out.cause = err.cause.message;
   return JSON.stringify(out);
 }

@@ -76,6 +76,15 @@ afterAll(() => {
   tokenServer.stop(true);
 });
 
+/** The error a call fails with; a call that succeeds fails the test. */
+const failure = (p: Promise<unknown>): Promise<KubeError> =>
+  p.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (e) => e as KubeError,
+  );
+
 const mtlsUrl = () => `https://127.0.0.1:${mtls.port}`;
 const tokenUrl = () => `https://127.0.0.1:${tokenServer.port}`;
 const certClient = (extra: Partial<Parameters<typeof writeKubeconfig>[3]> = {}, context?: string) =>
@@ -91,7 +100,7 @@ describe("authentication from a kubeconfig", () => {
   });
 
   test("a kubeconfig that trusts another CA is refused and the error names the server", async () => {
-    const err = await certClient({ ca: pki.otherCa }).raw("GET", "/version").catch((e) => e);
+    const err = await failure(certClient({ ca: pki.otherCa }).raw("GET", "/version"));
     expect(err).toBeInstanceOf(KubeError);
     expect(err.reason).toBe("Unreachable");
     expect(err.message).toContain(mtlsUrl());
@@ -99,7 +108,7 @@ describe("authentication from a kubeconfig", () => {
 
   test("without the client certificate the handshake fails", async () => {
     const kc = writeKubeconfig(pki.dir, "nocert.yaml", mtlsUrl(), { ca: pki.ca, user: {} });
-    const err = await createKubeClient({ kubeconfig: kc }).raw("GET", "/version").catch((e) => e);
+    const err = await failure(createKubeClient({ kubeconfig: kc }).raw("GET", "/version"));
     expect(err.reason).toBe("Unreachable");
   });
 
@@ -112,7 +121,7 @@ describe("authentication from a kubeconfig", () => {
 
   test("a wrong token is reported as unauthorized with the context named", async () => {
     const kc = writeKubeconfig(pki.dir, "badtoken.yaml", tokenUrl(), { ca: pki.ca, user: { token: "nope" } });
-    const err = await createKubeClient({ kubeconfig: kc }).raw("GET", "/version").catch((e) => e);
+    const err = await failure(createKubeClient({ kubeconfig: kc }).raw("GET", "/version"));
     expect(err.reason).toBe("Unauthorized");
     expect(err.message).toContain('context "test"');
   });
@@ -149,7 +158,7 @@ describe("authentication from a kubeconfig", () => {
 
 describe("configuration errors say what to fix", () => {
   test("--context picks another context, and an unreachable server is named with its context", async () => {
-    const err = await certClient({}, "other").raw("GET", "/version").catch((e) => e);
+    const err = await failure(certClient({}, "other").raw("GET", "/version"));
     expect(err.reason).toBe("Unreachable");
     expect(err.message).toContain("https://127.0.0.1:1");
     expect(err.message).toContain('context "other"');
@@ -178,10 +187,10 @@ describe("configuration errors say what to fix", () => {
 describe("requests and answers", () => {
   test("HTTP errors become KubeErrors with a reason, and forbidden names the verb and resource", async () => {
     const c = certClient();
-    expect((await c.get(DEPLOYMENTS, "missing", "default").catch((e) => e)).reason).toBe("NotFound");
-    expect((await c.get(DEPLOYMENTS, "taken", "default").catch((e) => e)).reason).toBe("AlreadyExists");
-    expect((await c.get(DEPLOYMENTS, "stale", "default").catch((e) => e)).reason).toBe("Conflict");
-    const forbidden = await c.list(DEPLOYMENTS, { namespace: "secret" }).catch((e) => e);
+    expect((await failure(c.get(DEPLOYMENTS, "missing", "default"))).reason).toBe("NotFound");
+    expect((await failure(c.get(DEPLOYMENTS, "taken", "default"))).reason).toBe("AlreadyExists");
+    expect((await failure(c.get(DEPLOYMENTS, "stale", "default"))).reason).toBe("Conflict");
+    const forbidden = await failure(c.list(DEPLOYMENTS, { namespace: "secret" }));
     expect(forbidden.reason).toBe("Forbidden");
     expect(forbidden.message).toContain('cannot list deployments.apps in namespace "secret"');
   });
@@ -205,7 +214,7 @@ describe("requests and answers", () => {
   });
 
   test("a watch refused with HTTP 410 rejects with reason Gone", async () => {
-    const err = await certClient().watch(DEPLOYMENTS, { resourceVersion: "1" }).catch((e) => e);
+    const err = await failure(certClient().watch(DEPLOYMENTS, { resourceVersion: "1" }));
     expect(err.reason).toBe("Gone");
   });
 

@@ -6,8 +6,8 @@
  * event); for the Deployment, then the Service: a same-named object this WebApp does not control is
  * never touched (Degraded/ResourceExists, looked at again after RECHECK_MS); a missing one is created
  * (POST, so an object the cache has not seen yet is never overwritten); one whose owned fields differ
- * is server-side applied with our field manager, force, and the resourceVersion we compared against
- * (a concurrent change makes it a Conflict and a retry, never a blind overwrite); status is written
+ * is server-side applied with our field manager, force, and the uid we compared against as a
+ * precondition (an object replaced meanwhile makes it a Conflict and a retry, never a blind overwrite); status is written
  * last and only when it changed; each write is announced by one Normal event.
  *
  * Properties: unchanged objects cost zero writes (diff.ts compares owned fields only); an exception
@@ -80,7 +80,9 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     }
     const check = needsApply(child.desired, live);
     if (!check.changed) return { live };
-    const intent = { ...child.desired, metadata: { ...child.desired.metadata, resourceVersion: live.metadata.resourceVersion } };
+    // The uid is a precondition: if the object was replaced since we looked, the apply fails instead of
+    // landing on someone else's object. (resourceVersion would also fail on every status update.)
+    const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
     const applied = await client.apply<KubeObject>(child.rt, intent, { fieldManager: FIELD_MANAGER, force: true, signal });
     logger.info(`updated ${child.kind} ${namespace}/${name}`, { fields: check.fields });
     if (check.fields.length === 1 && check.fields[0] === "spec.replicas") {

@@ -1,0 +1,40 @@
+import { expect, test } from "bun:test";
+import { componentArgv, type Layout } from "./components.ts";
+import { pkiFiles } from "./pki.ts";
+import { COMPONENTS } from "./state.ts";
+
+const layout: Layout = {
+  binDir: "/cache/bin",
+  pki: pkiFiles("/state/pki"),
+  ports: { etcdClient: 1001, etcdPeer: 1002, apiServer: 1003, controllerManager: 1004, scheduler: 1005, kwok: 1006 },
+  kubeconfig: "/state/pki/components.kubeconfig",
+  etcdData: "/state/etcd",
+  kwokStages: ["/mod/a.yaml", "/mod/b.yaml"],
+};
+
+test("every address a component listens on or advertises is on 127.0.0.1", () => {
+  for (const name of COMPONENTS) {
+    const argv = componentArgv(name, layout);
+    expect(argv[0]).toBe(`/cache/bin/${name}`);
+    const addresses = argv.filter((a) => /^--(bind-address|advertise-address|server-address|listen-[a-z-]+urls|advertise-client-urls|initial-advertise-peer-urls)=/.test(a));
+    for (const a of addresses) expect(a.split("=").slice(1).join("=")).toMatch(/^(https?:\/\/)?127\.0\.0\.1(:\d+)?$/);
+  }
+  const kwok = componentArgv("kwok", layout);
+  expect(kwok).toContain("--server-address=127.0.0.1:1006");
+});
+
+test("the API server is wired to etcd, our CA and the service-account keys", () => {
+  const argv = componentArgv("kube-apiserver", layout);
+  expect(argv).toContain("--etcd-servers=http://127.0.0.1:1001");
+  expect(argv).toContain("--secure-port=1003");
+  expect(argv).toContain("--client-ca-file=/state/pki/ca.crt");
+  expect(argv).toContain("--service-account-signing-key-file=/state/pki/sa.key");
+  expect(argv).toContain("--service-account-key-file=/state/pki/sa.pub");
+  expect(argv).toContain("--service-cluster-ip-range=10.0.0.0/24");
+});
+
+test("kwok gets every stage file and manages only annotated nodes", () => {
+  const argv = componentArgv("kwok", layout);
+  expect(argv.filter((a) => a.startsWith("--config="))).toEqual(["--config=/mod/a.yaml", "--config=/mod/b.yaml"]);
+  expect(argv).toContain("--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake");
+});
