@@ -175,9 +175,14 @@ describe("objects we do not control", () => {
     }, 30_000, "Degraded=ResourceExists");
     expect(conditionOf(w, "Degraded")?.message).toContain("Deployment taken-deployment exists and is not controlled by this WebApp");
     await eventually(async () => (await eventsFor(ns.name, "taken")).some((e) => e.type === "Warning" && e.reason === "ResourceExists"), 10_000, "a Warning event");
+    // Its controllers keep writing its status, so compare what we could have touched: spec, labels,
+    // owners, and the field managers.
     const after = await dep("taken");
-    expect(after?.metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
+    expect(after?.metadata.generation).toBe(foreign.metadata.generation);
+    expect(after?.metadata.labels).toEqual({ team: "someone-else" });
+    expect(after?.spec).toEqual(foreign.spec);
     expect(after?.metadata.ownerReferences).toBeUndefined();
+    expect(JSON.stringify(after?.metadata.managedFields)).not.toContain("webapp-operator");
     // The Service has no conflict and is created.
     expect(await svc("taken")).toBeDefined();
   });

@@ -4,8 +4,9 @@
  * Order (sample-controller's): read the WebApp from the cache (gone: done, the garbage collector
  * removes children); validate the spec (invalid: Degraded/InvalidSpec, no retry: a fix is an update
  * event); for the Deployment, then the Service: a same-named object this WebApp does not control is
- * never touched (Degraded/ResourceExists, looked at again after RECHECK_MS); a missing one is created
- * (POST, so an object the cache has not seen yet is never overwritten); one whose owned fields differ
+ * never touched (Degraded/ResourceExists, looked at again after RECHECK_MS); a missing one is looked
+ * up and then created by server-side apply without force (so someone else's object is never adopted,
+ * and every field we set is pruned when the spec drops it); one whose owned fields differ
  * is server-side applied with our field manager, force, and the uid we compared against as a
  * precondition (an object replaced meanwhile makes it a Conflict and a retry, never a blind overwrite); status is written
  * last and only when it changed; each write is announced by one Normal event.
@@ -17,7 +18,7 @@ import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { formatIssues, parseWebApp } from "../api/parse.ts";
 import { findCondition } from "../api/conditions.ts";
-import { isAlreadyExists, isNotFound } from "../kube/errors.ts";
+import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
@@ -66,16 +67,21 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     let live = cached;
     if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
     if (!live) {
-      try {
-        const created = await client.create(child.rt, child.desired, { fieldManager: FIELD_MANAGER, signal });
+      // Not in our cache (which holds only objects labelled as ours): look before creating, so that
+      // someone else's object of that name is reported, never adopted.
+      live = await client.get<KubeObject>(child.rt, name, namespace, signal).catch((e) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
+      if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
+      if (!live) {
+        // Created by server-side apply, so that every field is owned by our Apply entry and a field
+        // dropped from the intent later is pruned. Without force: an object that appeared since the
+        // GET conflicts instead of being taken over, and the retry reports it.
+        const created = await client.apply<KubeObject>(child.rt, child.desired, { fieldManager: FIELD_MANAGER, signal });
         logger.info(`created ${child.kind} ${namespace}/${name}`);
         recorder.event(webapp, "Normal", REASON.created, `${child.kind} ${name} created${describeSpec(webapp, child.kind)}`);
         return { live: created };
-      } catch (e) {
-        if (!isAlreadyExists(e)) throw e;
-        // Not in our cache: someone else's object (not labelled as ours), or one the cache has not seen yet.
-        live = await client.get<KubeObject>(child.rt, name, namespace, signal);
-        if (!isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
       }
     }
     const check = needsApply(child.desired, live);
