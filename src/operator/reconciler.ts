@@ -9,7 +9,9 @@
  * and every field we set is pruned when the spec drops it); one whose owned fields differ
  * is server-side applied with our field manager, force, and the uid we compared against as a
  * precondition (an object replaced meanwhile makes it a Conflict and a retry, never a blind overwrite); status is written
- * last and only when it changed; each write is announced by one Normal event.
+ * last and only when it changed; each write is announced by one Normal event. A child that cannot be
+ * written (forbidden, rejected, API error) is reported in the status (Degraded: Forbidden/ApplyFailed,
+ * with the API server's message) before the error goes to the controller to retry with backoff.
  *
  * Properties: unchanged objects cost zero writes (diff.ts compares owned fields only); an exception
  * is the controller's to retry with backoff; no state is kept between calls.
@@ -18,7 +20,7 @@ import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { formatIssues, parseWebApp } from "../api/parse.ts";
 import { findCondition } from "../api/conditions.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
@@ -134,16 +136,34 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     }
 
     const problems: Problem[] = [];
-    const settle = (outcome: ChildOutcome): KubeObject | undefined => {
-      if ("live" in outcome) return outcome.live;
-      problems.push(outcome.blocked);
+    let failure: unknown;
+    /** Converges one child; a failure becomes a problem in the status, then the reconcile is retried. */
+    const attempt = async (child: Child, cached: KubeObject | undefined): Promise<KubeObject | undefined> => {
+      try {
+        const outcome = await converge(parsed.webapp, child, cached, signal);
+        if ("live" in outcome) return outcome.live;
+        problems.push(outcome.blocked);
+      } catch (e) {
+        if (signal.aborted) throw e;
+        failure ??= e;
+        problems.push(failedProblem(child, e));
+      }
       return undefined;
     };
-    const dep = settle(await converge(parsed.webapp, { kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(parsed.webapp) }, deps.deployments.get(depKey), signal));
-    const svc = settle(await converge(parsed.webapp, { kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) }, deps.services.get(svcKey), signal));
+    const dep = await attempt({ kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(parsed.webapp) }, deps.deployments.get(depKey));
+    const svc = await attempt({ kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) }, deps.services.get(svcKey));
     await writeStatus(webapp, computeStatus(webapp, dep, svc, problems, deps.clock.now()), signal);
+    if (failure) throw failure;
     return problems.length > 0 ? requeueAfter(RECHECK_MS) : done();
   };
+}
+
+function failedProblem(child: Child, e: unknown): Problem {
+  const what = `${child.kind} ${child.desired.metadata.name}`;
+  const message = e instanceof Error ? e.message : String(e);
+  return isForbidden(e)
+    ? { reason: "Forbidden", message: `the operator may not manage ${what}: ${message}` }
+    : { reason: "ApplyFailed", message: `could not create or update ${what}: ${message}` };
 }
 
 function describeSpec(webapp: WebApp, kind: Child["kind"]): string {

@@ -30,7 +30,7 @@ test("the API server is wired to etcd, our CA and the service-account keys", () 
   expect(argv).toContain("--client-ca-file=/state/pki/ca.crt");
   expect(argv).toContain("--service-account-signing-key-file=/state/pki/sa.key");
   expect(argv).toContain("--service-account-key-file=/state/pki/sa.pub");
-  expect(argv).toContain("--service-cluster-ip-range=10.0.0.0/24");
+  expect(argv).toContain("--service-cluster-ip-range=10.96.0.0/16");
 });
 
 test("kwok gets every stage file and manages only annotated nodes", () => {

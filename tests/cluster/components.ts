@@ -5,7 +5,7 @@
  * - Everything listens on 127.0.0.1 only, on the ports given (chosen free by the caller).
  * - etcd: single member, no fsync (test data is disposable).
  * - kube-apiserver: client-cert auth against our CA, Node+RBAC authorization, service-account
- *   issuer and keys (TokenRequest works), service range 10.0.0.0/24, no endpoint reconciler
+ *   issuer and keys (TokenRequest works), service range 10.96.0.0/16, no endpoint reconciler
  *   (the loopback address is not a valid endpoint); a graceful stop takes seconds, not a minute.
  * - kube-controller-manager: all default controllers (`*`), no leader election, its own credentials.
  * - kube-scheduler: no leader election.
@@ -17,7 +17,8 @@ import { binaryPath } from "./build.ts";
 import type { PkiFiles } from "./pki.ts";
 import type { ComponentName, Ports } from "./state.ts";
 
-export const SERVICE_CIDR = "10.0.0.0/24";
+/** 65k Service IPs: benchmarks create thousands of Services (a /24 fills up at 254). */
+export const SERVICE_CIDR = "10.96.0.0/16";
 /** Fictional pod IPs handed out by KWOK; never routed anywhere. */
 export const POD_CIDR = "10.244.0.0/16";
 export const FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node";

@@ -3,7 +3,7 @@
  *
  * Contract:
  * - One CA signs: a serving cert for the API server (SANs 127.0.0.1, localhost, kubernetes,
- *   kubernetes.default, kubernetes.default.svc, 10.0.0.1 = first IP of the service range) and an admin
+ *   kubernetes.default, kubernetes.default.svc, 10.96.0.1 = first IP of the service range) and an admin
  *   client cert (CN=devctl-admin, O=system:masters). An RSA key pair signs service-account tokens.
  * - Files are PEM, under the given directory, with the names in `pkiFiles()`; keys are mode 0600.
  * - Valid for 10 years; recreated with every fresh cluster (`down` deletes them).
@@ -31,7 +31,7 @@ export const SERVER_SANS = [
   "DNS:kubernetes",
   "DNS:kubernetes.default",
   "DNS:kubernetes.default.svc",
-  "IP:10.0.0.1",
+  "IP:10.96.0.1",
 ];
 export const ADMIN_SUBJECT = "/O=system:masters/CN=devctl-admin";
 const DAYS = "3650";
