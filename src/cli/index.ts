@@ -9,5 +9,6 @@ export const devctl = defineCommand({
   subCommands: {
     operator: () => import("./operator/index.ts").then((m) => m.default),
     version: () => import("./version.ts").then((m) => m.default),
+    webapp: () => import("./webapp/index.ts").then((m) => m.default),
   },
 });

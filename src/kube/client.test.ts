@@ -30,6 +30,7 @@ function api(req: Request): Response | Promise<Response> {
   if (url.pathname.endsWith("/deployments/taken")) return status(409, "AlreadyExists", "already exists");
   if (url.pathname.endsWith("/deployments/stale")) return status(409, "Conflict", "the object has been modified");
   if (url.pathname.startsWith("/apis/apps/v1/namespaces/secret/")) return status(403, "Forbidden", 'deployments.apps is forbidden: User "x" cannot list resource "deployments"');
+  if (url.pathname.startsWith("/apis/apps/v1/namespaces/locked/")) return status(403, "Forbidden", 'deployments.apps "x" is forbidden: User "x" cannot create resource "deployments" in API group "apps"');
   if (url.searchParams.get("watch") === "1" && url.searchParams.get("resourceVersion") === "1") return status(410, "Expired", "too old resource version: 1 (50)");
   if (url.searchParams.get("watch") === "1") {
     const events = [
@@ -193,6 +194,13 @@ describe("requests and answers", () => {
     const forbidden = await failure(c.list(DEPLOYMENTS, { namespace: "secret" }));
     expect(forbidden.reason).toBe("Forbidden");
     expect(forbidden.message).toContain('cannot list deployments.apps in namespace "secret"');
+  });
+
+  test("a forbidden server-side apply names the verb the API server checked", async () => {
+    const obj = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x", namespace: "locked" } };
+    const err = await failure(certClient().apply(DEPLOYMENTS, obj, { fieldManager: "devctl" }));
+    expect(err.reason).toBe("Forbidden");
+    expect(err.message).toContain('forbidden: cannot create deployments.apps "x" in namespace "locked"');
   });
 
   test("listAll follows continue tokens and keeps the first page's resourceVersion", async () => {

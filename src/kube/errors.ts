@@ -94,9 +94,14 @@ export function fromResponse(code: number, body: unknown, req: RequestDescriptio
   const serverMessage = status?.message ?? (typeof body === "string" && body ? body.slice(0, 300) : `HTTP ${code}`);
   let message: string;
   switch (reason) {
-    case "Forbidden":
-      message = `forbidden: cannot ${what} (${serverMessage}). Grant this permission to the identity in use (context "${req.context || "in-cluster"}").`;
+    case "Forbidden": {
+      // The API server names the verb it checked (server-side apply of a new object checks "create",
+      // not "patch"): prefer its verb over the one guessed from the HTTP method.
+      const checked = /cannot (\w+) resource/.exec(serverMessage)?.[1];
+      const described = checked ? what.replace(/^\S+/, checked) : what;
+      message = `forbidden: cannot ${described} (${serverMessage}). Grant this permission to the identity in use (context "${req.context || "in-cluster"}").`;
       break;
+    }
     case "Unauthorized":
       message = `unauthorized at ${req.server}: the credentials of context "${req.context || "in-cluster"}" were rejected (expired token or wrong certificate?). Refresh them and try again.`;
       break;

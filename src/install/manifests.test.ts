@@ -1,0 +1,187 @@
+import { describe, expect, test } from "bun:test";
+import { buildWebAppCrd } from "../api/crd.ts";
+import run from "../cli/operator/run.ts";
+import { parseDuration } from "../cli/_flags.ts";
+import { DEFAULT_LEASE_NAME } from "../operator/manager.ts";
+import type { KubeObject } from "../kube/types.ts";
+import { HEALTH_PORT, METRICS_PORT, RESOURCES, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
+import {
+  buildManifests,
+  clusterRoleName,
+  defaultImage,
+  displayName,
+  LEASE_NAME,
+  resourceOf,
+  versionLabelValue,
+} from "./manifests.ts";
+import type { PolicyRule } from "./rbac.ts";
+
+const opts = { namespace: "devctl-system", image: "ghcr.io/devctl/devctl:1.2.3", replicas: 2, version: "1.2.3" };
+const objects = buildManifests(opts);
+const byKind = (kind: string) => objects.find((o) => o.kind === kind) as KubeObject & Record<string, any>;
+const deployment = byKind("Deployment");
+const pod = deployment.spec.template.spec;
+const container = pod.containers[0];
+
+describe("buildManifests", () => {
+  test("lists the CRD first, then namespace, service account, RBAC and the Deployment last", () => {
+    expect(objects.map(displayName)).toEqual([
+      "customresourcedefinition.apiextensions.k8s.io/webapps.apps.example.com",
+      "namespace/devctl-system",
+      "serviceaccount/webapp-operator",
+      "clusterrole.rbac.authorization.k8s.io/webapp-operator-devctl-system",
+      "clusterrolebinding.rbac.authorization.k8s.io/webapp-operator-devctl-system",
+      "role.rbac.authorization.k8s.io/webapp-operator-leader-election",
+      "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election",
+      "deployment.apps/webapp-operator",
+    ]);
+  });
+
+  test("the CRD is exactly the API's CRD builder output", () => {
+    expect(objects[0]).toEqual(buildWebAppCrd() as unknown as KubeObject);
+  });
+
+  test("is deterministic and shares no mutable parts between calls", () => {
+    const again = buildManifests(opts);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(objects));
+    (again[2]!.metadata.labels as Record<string, string>).x = "y";
+    expect(objects[2]!.metadata.labels).not.toHaveProperty("x");
+  });
+
+  test("every object is labelled as managed by devctl and namespaced objects live in the install namespace", () => {
+    for (const o of objects) {
+      expect(o.metadata.labels?.["app.kubernetes.io/managed-by"]).toBe("devctl");
+      expect(o.metadata.namespace).toBe(resourceOf(o).namespaced ? "devctl-system" : undefined);
+    }
+  });
+
+  test("cluster-scoped RBAC names carry the install namespace, so two installs never share a binding", () => {
+    const other = buildManifests({ ...opts, namespace: "team-x" });
+    expect(other.find((o) => o.kind === "ClusterRoleBinding")!.metadata.name).toBe(clusterRoleName("team-x"));
+    expect(clusterRoleName("team-x")).not.toBe(clusterRoleName("devctl-system"));
+    expect((other.find((o) => o.kind === "ClusterRoleBinding") as any).subjects).toEqual([{ kind: "ServiceAccount", name: "webapp-operator", namespace: "team-x" }]);
+  });
+
+  test("the default image is the release of this devctl", () => {
+    expect(defaultImage("0.1.0")).toBe("ghcr.io/devctl/devctl:0.1.0");
+  });
+
+  test("version labels are valid label values even for odd versions", () => {
+    expect(versionLabelValue("1.2.3")).toBe("1.2.3");
+    expect(versionLabelValue("1.2.3+build.5")).toBe("1.2.3_build.5");
+    expect(versionLabelValue("-x-")).toBe("x");
+    expect(versionLabelValue("")).toBe("unknown");
+    expect(versionLabelValue("v".repeat(80)).length).toBe(63);
+  });
+});
+
+describe("RBAC", () => {
+  const clusterRules: PolicyRule[] = byKind("ClusterRole").rules;
+  const roleRules: PolicyRule[] = byKind("Role").rules;
+  const verbsOf = (rules: PolicyRule[], group: string, resource: string) =>
+    rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => r.verbs).sort();
+
+  test("grants exactly what the operator uses, cluster-wide", () => {
+    expect(verbsOf(clusterRules, "apps.example.com", "webapps")).toEqual(["get", "list", "watch"]);
+    expect(verbsOf(clusterRules, "apps.example.com", "webapps/status")).toEqual(["get", "patch", "update"]);
+    expect(verbsOf(clusterRules, "apps.example.com", "webapps/finalizers")).toEqual(["update"]);
+    const crud = ["create", "delete", "get", "list", "patch", "update", "watch"];
+    expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(crud);
+    expect(verbsOf(clusterRules, "", "services")).toEqual(crud);
+    expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "patch"]);
+    expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual(
+      ["deployments", "events", "services", "webapps", "webapps/finalizers", "webapps/status"],
+    );
+  });
+
+  test("has no wildcard, no secrets and no CRD access", () => {
+    const all = [...clusterRules, ...roleRules];
+    for (const r of all) {
+      for (const x of [...r.apiGroups, ...r.resources, ...r.verbs]) expect(x).not.toBe("*");
+      expect(r.resources).not.toContain("secrets");
+      expect(r.resources).not.toContain("customresourcedefinitions");
+    }
+  });
+
+  test("leases are granted only through a Role in the install namespace", () => {
+    expect(verbsOf(clusterRules, "coordination.k8s.io", "leases")).toEqual([]);
+    expect(roleRules).toEqual([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }]);
+    expect(byKind("Role").metadata.namespace).toBe("devctl-system");
+    expect(byKind("RoleBinding").subjects).toEqual([{ kind: "ServiceAccount", name: "webapp-operator", namespace: "devctl-system" }]);
+  });
+
+  test("the lease install grants is the one the operator uses by default", () => {
+    expect(LEASE_NAME).toBe(DEFAULT_LEASE_NAME);
+  });
+});
+
+describe("the operator Deployment", () => {
+  test("runs the image's entrypoint with leader election, its lease namespace, JSON logs and both ports", () => {
+    expect(container.image).toBe("ghcr.io/devctl/devctl:1.2.3");
+    expect(container.command).toBeUndefined();
+    expect(container.args).toEqual([
+      "--leader-elect",
+      "--lease-name=webapp-operator-lock",
+      "--lease-namespace=devctl-system",
+      "--log-format=json",
+      `--metrics-bind-address=:${METRICS_PORT}`,
+      `--health-probe-bind-address=:${HEALTH_PORT}`,
+    ]);
+    expect(container.env).toBeUndefined();
+    expect(pod.serviceAccountName).toBe("webapp-operator");
+  });
+
+  test("every flag it passes is a flag of `operator run`", () => {
+    const known = Object.keys(run.args as object);
+    for (const arg of container.args as string[]) expect(known).toContain(arg.replace(/^--/, "").replace(/=.*$/, ""));
+  });
+
+  test("is hardened: non-root, read-only root, no escalation, no capabilities, seccomp RuntimeDefault", () => {
+    expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } });
+    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"] } });
+  });
+
+  test("probes /healthz and /readyz on the health port", () => {
+    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "health", scheme: "HTTP" });
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "health", scheme: "HTTP" });
+    expect(container.ports).toContainEqual({ name: "health", containerPort: 8081, protocol: "TCP" });
+  });
+
+  test("requests and limits come from the measured footprint", () => {
+    expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "192Mi" } });
+    expect(container.resources).toEqual(RESOURCES);
+  });
+
+  test("gives the operator longer to stop than its own shutdown timeout", () => {
+    const shutdownMs = parseDuration((run.args as any)["shutdown-timeout"].default, "shutdown-timeout");
+    expect(pod.terminationGracePeriodSeconds).toBe(TERMINATION_GRACE_SECONDS);
+    expect(TERMINATION_GRACE_SECONDS * 1000).toBeGreaterThan(shutdownMs);
+  });
+
+  test("spreads replicas across nodes only when there is more than one", () => {
+    expect(pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm).toEqual({
+      topologyKey: "kubernetes.io/hostname",
+      labelSelector: { matchLabels: { "app.kubernetes.io/name": "devctl-operator" } },
+    });
+    const single = buildManifests({ ...opts, replicas: 1 }).find((o) => o.kind === "Deployment") as any;
+    expect(single.spec.replicas).toBe(1);
+    expect(single.spec.template.spec.affinity).toBeUndefined();
+  });
+
+  test("records the devctl version and selects its pods by name label", () => {
+    expect(deployment.metadata.labels?.["app.kubernetes.io/version"]).toBe("1.2.3");
+    expect(deployment.spec.selector).toEqual({ matchLabels: { "app.kubernetes.io/name": "devctl-operator" } });
+    expect(deployment.spec.template.metadata.labels).toEqual({ "app.kubernetes.io/name": "devctl-operator" });
+  });
+});
+
+describe("the image", () => {
+  test("the Dockerfile's ENTRYPOINT is `devctl operator run`, so the Deployment passes flags only", async () => {
+    const dockerfile = await Bun.file(new URL("../../Dockerfile", import.meta.url)).text();
+    const line = dockerfile.split("\n").find((l) => l.startsWith("ENTRYPOINT "));
+    const entrypoint = JSON.parse(line!.slice("ENTRYPOINT ".length)) as string[];
+    expect(entrypoint.at(0)).toEndWith("/devctl");
+    expect(entrypoint.slice(1)).toEqual(["operator", "run"]);
+    expect(dockerfile).toMatch(/^USER 65532/m);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Everything `devctl operator install` applies, in order, as pure data; `devctl operator manifests`
+ * prints the very same list.
+ *
+ * Properties:
+ * - Ordered for apply: CRD, Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, Role,
+ *   RoleBinding, Deployment. Uninstall walks the same names backwards.
+ * - Deterministic: the same options give deep-equal objects with the same key order.
+ * - Recognisable: every object is labelled app.kubernetes.io/managed-by=devctl (the CRD too, see
+ *   api/crd.ts); the operator's objects also app.kubernetes.io/name=devctl-operator.
+ * - Only fields we mean to own: nothing the API server defaults, so a second server-side apply of
+ *   the same list changes nothing.
+ */
+import { buildWebAppCrd, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
+import { VERSION } from "../build/version.ts";
+import type { KubeObject, ResourceType } from "../kube/types.ts";
+import { buildOperatorDeployment } from "./deployment.ts";
+import { buildClusterRole, buildClusterRoleBinding, buildLeaseRole, buildLeaseRoleBinding, type RbacNames } from "./rbac.ts";
+
+export const DEFAULT_NAMESPACE = "devctl-system";
+export const DEFAULT_IMAGE_REPOSITORY = "ghcr.io/devctl/devctl";
+/**
+ * Two replicas: with leader election the standby keeps warm caches and takes over within one lease
+ * duration (15 s) when the leader's node goes away; the cost is one more 64 MiB pod.
+ */
+export const DEFAULT_REPLICAS = 2;
+/** Far more than leader election can use; a guard against typos. */
+export const MAX_REPLICAS = 10;
+export const OPERATOR_NAME = "webapp-operator";
+export const SERVICE_ACCOUNT_NAME = OPERATOR_NAME;
+/** Must equal DEFAULT_LEASE_NAME in operator/manager.ts (a test checks). */
+export const LEASE_NAME = "webapp-operator-lock";
+export const APP_NAME_LABEL = "app.kubernetes.io/name";
+export const APP_NAME = "devctl-operator";
+export const VERSION_LABEL = "app.kubernetes.io/version";
+
+export interface InstallOptions {
+  namespace: string;
+  image: string;
+  replicas: number;
+  /** The devctl version recorded on the Deployment (default: this executable's). */
+  version?: string;
+}
+
+/** The image of this devctl's release. Built from source the version is "dev". */
+export const defaultImage = (version: string = VERSION): string => `${DEFAULT_IMAGE_REPOSITORY}:${version}`;
+
+export const defaultInstallOptions = (): InstallOptions => ({ namespace: DEFAULT_NAMESPACE, image: defaultImage(), replicas: DEFAULT_REPLICAS });
+
+/** Cluster-scoped objects are per install namespace, so installs never share a binding. */
+export const clusterRoleName = (namespace: string): string => `${OPERATOR_NAME}-${namespace}`;
+export const LEASE_ROLE_NAME = `${OPERATOR_NAME}-leader-election`;
+
+export const selectorLabels = (): Record<string, string> => ({ [APP_NAME_LABEL]: APP_NAME });
+export const commonLabels = (): Record<string, string> => ({ [APP_NAME_LABEL]: APP_NAME, [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL });
+
+export function buildManifests(o: InstallOptions): KubeObject[] {
+  const labels = commonLabels();
+  const names: RbacNames = {
+    namespace: o.namespace,
+    serviceAccount: SERVICE_ACCOUNT_NAME,
+    clusterRole: clusterRoleName(o.namespace),
+    role: LEASE_ROLE_NAME,
+    labels,
+  };
+  return [
+    buildWebAppCrd() as unknown as KubeObject,
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: o.namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL } } },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT_NAME, namespace: o.namespace, labels: { ...labels } } },
+    buildClusterRole(names),
+    buildClusterRoleBinding(names),
+    buildLeaseRole(names),
+    buildLeaseRoleBinding(names),
+    buildOperatorDeployment({
+      name: OPERATOR_NAME,
+      namespace: o.namespace,
+      image: o.image,
+      replicas: o.replicas,
+      serviceAccount: SERVICE_ACCOUNT_NAME,
+      leaseName: LEASE_NAME,
+      labels: { ...labels, [VERSION_LABEL]: versionLabelValue(o.version ?? VERSION) },
+      selector: selectorLabels(),
+    }),
+  ];
+}
+
+/** Label values are at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric. */
+export function versionLabelValue(version: string): string {
+  const v = version.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+  return v || "unknown";
+}
+
+const RBAC = "rbac.authorization.k8s.io";
+/** The resource type of each kind install applies, for URLs. */
+export const INSTALL_RESOURCES: Record<string, ResourceType> = {
+  CustomResourceDefinition: { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false },
+  Namespace: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+  ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
+  ClusterRole: { group: RBAC, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
+  ClusterRoleBinding: { group: RBAC, version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false },
+  Role: { group: RBAC, version: "v1", plural: "roles", kind: "Role", namespaced: true },
+  RoleBinding: { group: RBAC, version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
+  Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+};
+
+export function resourceOf(obj: KubeObject): ResourceType {
+  const rt = INSTALL_RESOURCES[obj.kind ?? ""];
+  if (!rt) throw new Error(`install does not know the resource of kind ${obj.kind}`);
+  return rt;
+}
+
+/** kubectl's way of naming an object: `deployment.apps/webapp-operator`. */
+export function displayName(obj: KubeObject): string {
+  const rt = resourceOf(obj);
+  return `${rt.kind.toLowerCase()}${rt.group ? `.${rt.group}` : ""}/${obj.metadata.name}`;
+}

@@ -1,0 +1,93 @@
+/**
+ * The operator's permissions, as pure builders: one ClusterRole (+ binding) for what it does in every
+ * namespace, one Role (+ binding) for its Lease in its own namespace.
+ *
+ * Properties:
+ * - Least privilege: every rule below is used by the operator (src/operator, src/runtime) and is
+ *   commented with where. No secrets, no pods, no CRDs, no wildcards.
+ * - Leases only in the install namespace (a Role), so the operator cannot touch other components'
+ *   leader elections.
+ * - Names of cluster-scoped objects carry the install namespace, so two installs (say devctl-system
+ *   and a test namespace) never overwrite each other's bindings.
+ */
+import { GROUP, PLURAL } from "../api/webapp.ts";
+import type { KubeObject } from "../kube/types.ts";
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+export const WRITE_VERBS = ["create", "get", "list", "watch", "update", "patch", "delete"] as const;
+
+/** What the reconciler needs cluster-wide. */
+export function operatorRules(): PolicyRule[] {
+  return [
+    // The informer lists and watches WebApps; preflight lists one.
+    { apiGroups: [GROUP], resources: [PLURAL], verbs: ["get", "list", "watch"] },
+    // Status is written through the status subresource (a merge patch; update kept for replace-style writers).
+    { apiGroups: [GROUP], resources: [`${PLURAL}/status`], verbs: ["get", "update", "patch"] },
+    // Owned objects carry ownerReferences with blockOwnerDeletion=true; clusters that enable the
+    // OwnerReferencesPermissionEnforcement admission plugin (OpenShift does) require this to set it.
+    { apiGroups: [GROUP], resources: [`${PLURAL}/finalizers`], verbs: ["update"] },
+    // The children: created, cached (list/watch), server-side applied (patch).
+    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...WRITE_VERBS] },
+    { apiGroups: [""], resources: ["services"], verbs: [...WRITE_VERBS] },
+    // The event recorder creates core/v1 Events and patches count/lastTimestamp of repeats.
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+  ];
+}
+
+/** What leader election needs, in the install namespace only (get, create, then update to renew and release). */
+export function leaseRules(): PolicyRule[] {
+  return [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }];
+}
+
+export interface RbacNames {
+  namespace: string;
+  serviceAccount: string;
+  /** Name of the ClusterRole and ClusterRoleBinding. */
+  clusterRole: string;
+  /** Name of the Role and RoleBinding. */
+  role: string;
+  labels: Record<string, string>;
+}
+
+export function buildClusterRole(n: RbacNames): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: n.clusterRole, labels: { ...n.labels } },
+    rules: operatorRules(),
+  };
+}
+
+export function buildClusterRoleBinding(n: RbacNames): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: n.clusterRole, labels: { ...n.labels } },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: n.clusterRole },
+    subjects: [{ kind: "ServiceAccount", name: n.serviceAccount, namespace: n.namespace }],
+  };
+}
+
+export function buildLeaseRole(n: RbacNames): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: n.role, namespace: n.namespace, labels: { ...n.labels } },
+    rules: leaseRules(),
+  };
+}
+
+export function buildLeaseRoleBinding(n: RbacNames): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: n.role, namespace: n.namespace, labels: { ...n.labels } },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: n.role },
+    subjects: [{ kind: "ServiceAccount", name: n.serviceAccount, namespace: n.namespace }],
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * `devctl operator status`: what is installed and whether it works, read from the cluster.
+ *
+ * Properties:
+ * - readStatus() only reads: the operator Deployment (version label, image, replicas), the
+ *   leader-election Lease (holder, last renew, and whether that renewal is still within the lease
+ *   duration), the CRD, and every WebApp counted by its conditions.
+ * - A missing part is a value (undefined), not an error: "not installed" is an answer.
+ * - formatStatus() is pure; times are relative to the `now` it is given, in kubectl's age format.
+ */
+import { CRD_NAME, WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { SCHEMA_VERSION_ANNOTATION } from "../api/crd.ts";
+import { isForbidden, isNotFound } from "../kube/errors.ts";
+import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import { humanDuration } from "./format.ts";
+import { CONTAINER_NAME } from "./deployment.ts";
+import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
+import type { DeploymentLike } from "./rollout.ts";
+
+const LEASES: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+
+export interface OperatorStatus {
+  namespace: string;
+  deployment?: { version: string; image: string; desired: number; ready: number; updated: number; available: number };
+  leader?: { holder: string; renewTime?: string; leaseDurationSeconds: number };
+  crd?: { schemaVersion: string; established: boolean };
+  /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
+  webapps?: { total: number; available: number; degraded: number; progressing: number; noStatus: number } | { error: string };
+}
+
+interface Lease extends KubeObject {
+  spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+}
+interface Conditioned extends KubeObject {
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+async function maybe<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+export async function readStatus(client: KubeClient, namespace: string, signal?: AbortSignal): Promise<OperatorStatus> {
+  const [dep, lease, crd, list] = await Promise.all([
+    maybe(client.get<DeploymentLike>(INSTALL_RESOURCES.Deployment as ResourceType, OPERATOR_NAME, namespace, signal)),
+    maybe(client.get<Lease>(LEASES, LEASE_NAME, namespace, signal)),
+    maybe(client.get<Conditioned>(INSTALL_RESOURCES.CustomResourceDefinition as ResourceType, CRD_NAME, undefined, signal)),
+    // Counting WebApps needs list in every namespace; without it status still shows the rest.
+    maybe(client.listAll<Conditioned>(WEBAPP_RESOURCE, signal ? { signal } : {})).catch((e: unknown) => {
+      if (isForbidden(e)) return { error: (e as Error).message };
+      throw e;
+    }),
+  ]);
+  const status: OperatorStatus = { namespace };
+  if (dep) {
+    const containers = (dep.spec as { template?: { spec?: { containers?: { name: string; image: string }[] } } } | undefined)?.template?.spec?.containers ?? [];
+    const c = containers.find((x) => x.name === CONTAINER_NAME) ?? containers[0];
+    status.deployment = {
+      version: dep.metadata.labels?.[VERSION_LABEL] ?? "unknown",
+      image: c?.image ?? "unknown",
+      desired: dep.spec?.replicas ?? 1,
+      ready: dep.status?.readyReplicas ?? 0,
+      updated: dep.status?.updatedReplicas ?? 0,
+      available: dep.status?.availableReplicas ?? 0,
+    };
+  }
+  if (lease?.spec) {
+    status.leader = {
+      holder: lease.spec.holderIdentity ?? "",
+      ...(lease.spec.renewTime ? { renewTime: lease.spec.renewTime } : {}),
+      leaseDurationSeconds: lease.spec.leaseDurationSeconds ?? 15,
+    };
+  }
+  if (crd) {
+    status.crd = {
+      schemaVersion: crd.metadata.annotations?.[SCHEMA_VERSION_ANNOTATION] ?? "unknown",
+      established: crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false,
+    };
+  }
+  if (list && "error" in list) status.webapps = { error: list.error };
+  else if (list) {
+    const count = (type: string) => list.items.filter((w) => w.status?.conditions?.some((c) => c.type === type && c.status === "True")).length;
+    status.webapps = {
+      total: list.items.length,
+      available: count("Available"),
+      degraded: count("Degraded"),
+      progressing: count("Progressing"),
+      noStatus: list.items.filter((w) => !w.status?.conditions?.length).length,
+    };
+  }
+  return status;
+}
+
+export function formatStatus(s: OperatorStatus, now: number): string {
+  const lines: [string, string][] = [];
+  const d = s.deployment;
+  lines.push(["Namespace", s.namespace]);
+  if (!d) lines.push(["Operator", `not installed (no Deployment ${OPERATOR_NAME} in namespace ${s.namespace}): run devctl operator install`]);
+  else {
+    lines.push(["Version", d.version]);
+    lines.push(["Image", d.image]);
+    lines.push(["Replicas", `${d.ready}/${d.desired} ready (${d.updated} up to date, ${d.available} available)`]);
+  }
+  lines.push(["Leader", formatLeader(s.leader, now)]);
+  lines.push(["CRD", s.crd ? `${CRD_NAME} (schema version ${s.crd.schemaVersion}${s.crd.established ? ", Established" : ", not Established"})` : `${CRD_NAME} not installed`]);
+  const w = s.webapps;
+  if (w && "error" in w) lines.push(["WebApps", `unknown: ${w.error}`]);
+  else if (w) {
+    const parts = [`${w.available} Available`, `${w.degraded} Degraded`, `${w.progressing} Progressing`];
+    if (w.noStatus) parts.push(`${w.noStatus} without status yet`);
+    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}`]);
+  }
+  const width = Math.max(...lines.map(([k]) => k.length)) + 2;
+  return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`).join("\n");
+}
+
+function formatLeader(l: OperatorStatus["leader"], now: number): string {
+  if (!l) return `none yet (no Lease ${LEASE_NAME})`;
+  if (!l.holder) return "none (the last leader released the lease)";
+  if (!l.renewTime) return `${l.holder} (never renewed)`;
+  const renewed = Date.parse(l.renewTime);
+  const ago = now - renewed;
+  const expired = ago > l.leaseDurationSeconds * 1000;
+  return `${l.holder}, last renewed ${humanDuration(ago)} ago at ${l.renewTime}${expired ? ` (expired: not renewed within ${l.leaseDurationSeconds}s, no replica is leading)` : ""}`;
+}

@@ -1,0 +1,113 @@
+/**
+ * `devctl operator uninstall`: removes what install applied, newest first, keeping user data.
+ *
+ * Properties:
+ * - Deletes the Deployment, the RBAC, the ServiceAccount and the leader-election Lease of the install
+ *   in `namespace`; an object already gone is reported, not an error (uninstall is idempotent).
+ * - Keeps the CRD and therefore every WebApp (and their Deployments and Services) unless `deleteCrd`.
+ * - Deletes the install namespace only if devctl created it and nobody else changed it: labelled
+ *   app.kubernetes.io/managed-by=devctl and every managedFields entry is devctl's. A namespace that
+ *   existed before (or that other tools wrote to) is kept and said so.
+ * - webAppFootprint() counts what deleting the CRD would take with it, for the confirmation prompt.
+ */
+import { CRD_NAME, DEPLOYMENT_RESOURCE, KIND, SERVICE_RESOURCE, WEBAPP_RESOURCE, API_VERSION } from "../api/webapp.ts";
+import { MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
+import { isNotFound } from "../kube/errors.ts";
+import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import { FIELD_MANAGER } from "./apply.ts";
+import { buildManifests, defaultImage, displayName, INSTALL_RESOURCES, LEASE_NAME, resourceOf } from "./manifests.ts";
+
+const LEASES: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+const CRDS = INSTALL_RESOURCES.CustomResourceDefinition as ResourceType;
+const NAMESPACES = INSTALL_RESOURCES.Namespace as ResourceType;
+
+export type DeleteAction = "deleted" | "not found" | "kept" | "already being deleted";
+
+export interface DeletedObject {
+  name: string;
+  action: DeleteAction;
+  /** Why it was kept. */
+  note?: string;
+}
+
+export interface Footprint {
+  webapps: number;
+  namespaces: string[];
+  /** Deployments and Services controlled by a WebApp (garbage-collected with it). */
+  deployments: number;
+  services: number;
+}
+
+/** What deleting the WebApp CRD would delete. Zero of everything when the CRD is not installed. */
+export async function webAppFootprint(client: KubeClient, signal?: AbortSignal): Promise<Footprint> {
+  const sig = signal ? { signal } : {};
+  let webapps: KubeObject[];
+  try {
+    webapps = (await client.listAll(WEBAPP_RESOURCE, sig)).items;
+  } catch (e) {
+    if (isNotFound(e)) return { webapps: 0, namespaces: [], deployments: 0, services: 0 };
+    throw e;
+  }
+  const owned = (o: KubeObject) => o.metadata.ownerReferences?.some((r) => r.controller && r.kind === KIND && r.apiVersion === API_VERSION) ?? false;
+  const [deps, svcs] = await Promise.all([client.listAll(DEPLOYMENT_RESOURCE, sig), client.listAll(SERVICE_RESOURCE, sig)]);
+  return {
+    webapps: webapps.length,
+    namespaces: [...new Set(webapps.map((w) => w.metadata.namespace as string))].sort(),
+    deployments: deps.items.filter(owned).length,
+    services: svcs.items.filter(owned).length,
+  };
+}
+
+/** A namespace install created and nobody else touched. */
+export function namespaceIsOurs(ns: KubeObject): boolean {
+  if (ns.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DEVCTL) return false;
+  if (/^(default|kube-.*)$/.test(ns.metadata.name ?? "")) return false;
+  const managers = (ns.metadata.managedFields ?? []) as { manager?: string }[];
+  return managers.every((m) => m.manager === FIELD_MANAGER);
+}
+
+export interface UninstallOptions {
+  deleteCrd: boolean;
+  onDeleted?: (d: DeletedObject) => void;
+  signal?: AbortSignal;
+}
+
+export async function uninstall(client: KubeClient, namespace: string, o: UninstallOptions): Promise<DeletedObject[]> {
+  // The names come from the same builders install uses; image and replicas do not matter here.
+  const objects = buildManifests({ namespace, image: defaultImage(), replicas: 1 });
+  const results: DeletedObject[] = [];
+  const report = (d: DeletedObject) => {
+    results.push(d);
+    o.onDeleted?.(d);
+  };
+  const remove = async (rt: ResourceType, name: string, ns: string | undefined, display: string) => {
+    try {
+      await client.delete(rt, name, ns, { propagationPolicy: "Background", ...(o.signal ? { signal: o.signal } : {}) });
+      report({ name: display, action: "deleted" });
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      report({ name: display, action: "not found" });
+    }
+  };
+  for (const obj of [...objects].reverse()) {
+    if (obj.kind === "CustomResourceDefinition" || obj.kind === "Namespace") continue;
+    await remove(resourceOf(obj), obj.metadata.name as string, obj.metadata.namespace, displayName(obj));
+  }
+  await remove(LEASES, LEASE_NAME, namespace, `lease.coordination.k8s.io/${LEASE_NAME}`);
+
+  let ns: KubeObject | undefined;
+  try {
+    ns = await client.get<KubeObject>(NAMESPACES, namespace, undefined, o.signal);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  if (!ns) report({ name: `namespace/${namespace}`, action: "not found" });
+  else if (ns.metadata.deletionTimestamp) report({ name: `namespace/${namespace}`, action: "already being deleted" });
+  else if (namespaceIsOurs(ns)) await remove(NAMESPACES, namespace, undefined, `namespace/${namespace}`);
+  else report({ name: `namespace/${namespace}`, action: "kept", note: "it was not created by devctl alone (other tools wrote to it); delete it yourself if it is no longer needed" });
+
+  const crd = `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`;
+  if (o.deleteCrd) await remove(CRDS, CRD_NAME, undefined, crd);
+  else report({ name: crd, action: "kept", note: "WebApps stay; pass --delete-crd to remove the CRD and every WebApp" });
+  return results;
+}
