@@ -238,7 +238,9 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
     const port = await freePort();
     // The pod's args, except that both servers share one free loopback port instead of :8080/:8081.
     const args = (container.args as string[]).map((a) => (/^--(metrics|health-probe)-bind-address=/.test(a) ? a.replace(/=.*/, `=127.0.0.1:${port}`) : a));
-    const command = [DEVCTL, ...entrypoint.slice(1), ...args];
+    // The binary is bind-mounted at a fixed path first, as the image has it at one: the clone may sit
+    // under /tmp, which the pod's empty /tmp below would hide.
+    const command = ["/run/devctl", ...entrypoint.slice(1), ...args];
 
     const secrets = join(scratch, "serviceaccount");
     sh(["mkdir", "-p", secrets]);
@@ -255,6 +257,8 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       "mkdir -p /run/secrets/kubernetes.io/serviceaccount",
       'cp "$SA_SOURCE"/token "$SA_SOURCE"/ca.crt "$SA_SOURCE"/namespace /run/secrets/kubernetes.io/serviceaccount/',
       "chmod 0644 /run/secrets/kubernetes.io/serviceaccount/*",
+      "touch /run/devctl",
+      'mount --bind "$DEVCTL_BIN" /run/devctl',
       "mount -o remount,ro,bind /run",
       "mount -t tmpfs -o mode=1777 tmpfs /tmp",
       "mount -o remount,ro,bind /",
@@ -264,6 +268,7 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
       HOME: "/tmp",
       SA_SOURCE: secrets,
+      DEVCTL_BIN: DEVCTL,
       KUBERNETES_SERVICE_HOST: "127.0.0.1",
       KUBERNETES_SERVICE_PORT: new URL(serverUrl()).port,
       // Only this suite's namespace: other suites' operators run on the same cluster (the pod sets none).

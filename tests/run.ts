@@ -14,6 +14,8 @@ import { resolve } from "node:path";
 const root = resolve(import.meta.dir, "..");
 const bun = process.execPath;
 const extra = process.argv.slice(2);
+/** Upper bound for the whole `bun test` run (DEVCTL_SUITE_LIMIT_MIN), well inside CI's 90 minutes. */
+const SUITE_LIMIT_MIN = Number(process.env.DEVCTL_SUITE_LIMIT_MIN ?? 60);
 
 function step(title: string, cmd: string[], env: Record<string, string | undefined> = {}): { code: number; stdout: string } {
   console.error(`\n==> ${title}`);
@@ -60,6 +62,11 @@ let failed = 0;
 try {
   console.error("\n==> running the test suites");
   const proc = Bun.spawn([bun, "test", ...extra], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+  // A hang outside any single test (each has its own timeout) must not eat CI's whole budget.
+  const watchdog = setTimeout(() => {
+    console.error(`\n==> the suites ran longer than ${SUITE_LIMIT_MIN} min: stopping them`);
+    proc.kill("SIGKILL");
+  }, SUITE_LIMIT_MIN * 60_000);
   const tee = async (stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) => {
     let text = "";
     const decoder = new TextDecoder();
@@ -72,6 +79,7 @@ try {
   };
   const [o, e] = await Promise.all([tee(proc.stdout, process.stdout), tee(proc.stderr, process.stderr)]);
   code = await proc.exited;
+  clearTimeout(watchdog);
   const all = `${o}\n${e}`;
   passed = Number(/^\s*(\d+) pass$/m.exec(all)?.[1] ?? 0);
   failed = Number(/^\s*(\d+) fail$/m.exec(all)?.[1] ?? 0);
