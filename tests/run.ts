@@ -3,7 +3,8 @@
  * 1. builds dist/devctl (end-to-end tests drive the compiled executable);
  * 2. uses the cluster named by DEVCTL_TEST_KUBECONFIG if set, else brings up the local control plane
  *    (building it on first use) and remembers whether this run started it;
- * 3. runs every bun:test suite (unit tests beside the modules in src/, integration suites in tests/);
+ * 3. runs every bun:test suite: unit tests beside the modules in src/ and integration suites in tests/,
+ *    then the fault-injection suites in tests/faults/ (last, as they disrupt the control plane);
  * 4. stops the local control plane if this run started it (also on failure; DEVCTL_KEEP_CLUSTER=1 keeps it);
  * 5. ends with the line `N passed, N failed` taken from bun's own summary, and bun's exit code.
  * Extra arguments are passed to `bun test` (e.g. a path filter).
@@ -16,6 +17,8 @@ const bun = process.execPath;
 const extra = process.argv.slice(2);
 /** Upper bound for the whole `bun test` run (DEVCTL_SUITE_LIMIT_MIN), well inside CI's 90 minutes. */
 const SUITE_LIMIT_MIN = Number(process.env.DEVCTL_SUITE_LIMIT_MIN ?? 60);
+/** Fault-injection suites (they restart, freeze and compact the local control plane). */
+const FAULT_SUITES = "tests/faults";
 
 function step(title: string, cmd: string[], env: Record<string, string | undefined> = {}): { code: number; stdout: string } {
   console.error(`\n==> ${title}`);
@@ -56,17 +59,15 @@ if (external) {
   }
 }
 
-let code = 1;
-let passed = 0;
-let failed = 0;
-try {
-  console.error("\n==> running the test suites");
-  const proc = Bun.spawn([bun, "test", ...extra], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+/** Runs `bun test` with the given arguments, streaming its output; returns its exit code and counts. */
+async function bunTest(title: string, args: string[], limitMs: number): Promise<{ code: number; passed: number; failed: number }> {
+  console.error(`\n==> ${title}`);
+  const proc = Bun.spawn([bun, "test", ...args], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
   // A hang outside any single test (each has its own timeout) must not eat CI's whole budget.
   const watchdog = setTimeout(() => {
-    console.error(`\n==> the suites ran longer than ${SUITE_LIMIT_MIN} min: stopping them`);
+    console.error(`\n==> ${title}: still running after ${Math.round(limitMs / 60_000)} min: stopping it`);
     proc.kill("SIGKILL");
-  }, SUITE_LIMIT_MIN * 60_000);
+  }, limitMs);
   const tee = async (stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) => {
     let text = "";
     const decoder = new TextDecoder();
@@ -78,12 +79,35 @@ try {
     return text;
   };
   const [o, e] = await Promise.all([tee(proc.stdout, process.stdout), tee(proc.stderr, process.stderr)]);
-  code = await proc.exited;
+  const code = await proc.exited;
   clearTimeout(watchdog);
   const all = `${o}\n${e}`;
-  passed = Number(/^\s*(\d+) pass$/m.exec(all)?.[1] ?? 0);
-  failed = Number(/^\s*(\d+) fail$/m.exec(all)?.[1] ?? 0);
+  const passed = Number(/^\s*(\d+) pass$/m.exec(all)?.[1] ?? 0);
+  let failed = Number(/^\s*(\d+) fail$/m.exec(all)?.[1] ?? 0);
   if (code !== 0 && failed === 0) failed = 1; // bun failed outside any test (e.g. a suite did not load)
+  return { code, passed, failed };
+}
+
+let code = 1;
+let passed = 0;
+let failed = 0;
+try {
+  const deadline = Date.now() + SUITE_LIMIT_MIN * 60_000;
+  // Suites that restart, freeze or compact the control plane run last, so that the controllers'
+  // slow recovery afterwards cannot slow down the others.
+  const phases: [string, string[]][] = extra.length
+    ? [["running the selected test suites", extra]]
+    : [
+        ["running the unit and integration suites", [`--path-ignore-patterns=${FAULT_SUITES}/**`]],
+        ["running the fault-injection suites", [`./${FAULT_SUITES}/`]],
+      ];
+  code = 0;
+  for (const [title, args] of phases) {
+    const r = await bunTest(title, args, Math.max(60_000, deadline - Date.now()));
+    passed += r.passed;
+    failed += r.failed;
+    if (r.code !== 0) code = r.code;
+  }
 } finally {
   if (startedCluster && !process.env.DEVCTL_KEEP_CLUSTER) step("stopping the local control plane this run started", [bun, "run", "tests/cluster/cli.ts", "down"]);
 }

@@ -44,6 +44,8 @@ export interface OperatorOptions {
   resyncMs: number;
   shutdownTimeoutMs: number;
   reconcileTimeoutMs?: number;
+  /** A watch with no event or bookmark for this long is re-opened and /readyz fails meanwhile. Default 90 s (watcher.ts). */
+  watchInactivityMs?: number;
   identity?: string;
   logger: Logger;
   clock?: Clock;
@@ -70,7 +72,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   log.info(`starting the WebApp operator against ${client.server}`, { identity, namespaces: opts.namespaces.length ? opts.namespaces : "all" });
   await preflight(client, opts.namespaces);
 
-  const informerOpts = { clock, logger: log };
+  const informerOpts = { clock, logger: log, ...(opts.watchInactivityMs ? { inactivityMs: opts.watchInactivityMs } : {}) };
   const informers = <T extends KubeObject>(rt: ResourceType, labelSelector?: string): Informer<T> => {
     const each = (opts.namespaces.length ? opts.namespaces : [undefined]).map((namespace) =>
       createInformer<T>(client, rt, { ...informerOpts, ...(namespace ? { namespace } : {}), ...(labelSelector ? { labelSelector } : {}) }),

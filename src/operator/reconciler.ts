@@ -12,6 +12,10 @@
  * last and only when it changed; each write is announced by one Normal event. A child that cannot be
  * written (forbidden, rejected, API error) is reported in the status (Degraded: Forbidden/ApplyFailed,
  * with the API server's message) before the error goes to the controller to retry with backoff.
+ * A child is created only for a WebApp the API server still has (same uid, not being deleted): the cache
+ * may lag behind it (a watch re-listing after a 410 or an outage), and children created for a WebApp
+ * deleted meanwhile would be deleted by the garbage collector, whose delete events would reconcile the
+ * stale WebApp again — a create/delete hot loop until the cache catches up. One GET, only on creation.
  *
  * Properties: unchanged objects cost zero writes (diff.ts compares owned fields only); an exception
  * is the controller's to retry with backoff; no state is kept between calls.
@@ -59,12 +63,24 @@ export interface ReconcilerDeps {
 
 type Child = { kind: "Deployment" | "Service"; rt: ResourceType; desired: KubeObject };
 /** What converging one child came to. */
-type ChildOutcome = { live: KubeObject } | { blocked: Problem };
+type ChildOutcome = { live: KubeObject } | { blocked: Problem } | { ownerGone: true };
 
 export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
   const { client, recorder, logger } = deps;
 
-  async function converge(webapp: WebApp, child: Child, cached: KubeObject | undefined, signal: AbortSignal): Promise<ChildOutcome> {
+  /** The API server still has this WebApp: same uid, not being deleted. */
+  async function stillExists(webapp: WebAppObject, signal: AbortSignal): Promise<boolean> {
+    const { name, namespace, uid } = webapp.metadata;
+    try {
+      const live = await client.get<KubeObject>(WEBAPP_RESOURCE, name as string, namespace, signal);
+      return live.metadata.uid === uid && !live.metadata.deletionTimestamp;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  async function converge(webapp: WebApp, child: Child, cached: KubeObject | undefined, ownerExists: () => Promise<boolean>, signal: AbortSignal): Promise<ChildOutcome> {
     const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
     let live = cached;
     if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
@@ -77,6 +93,7 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
       });
       if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
       if (!live) {
+        if (!(await ownerExists())) return { ownerGone: true };
         // Created by server-side apply, so that every field is owned by our Apply entry and a field
         // dropped from the intent later is pruned. Without force: an object that appeared since the
         // GET conflicts instead of being taken over, and the retry reports it.
@@ -137,12 +154,16 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
 
     const problems: Problem[] = [];
     let failure: unknown;
+    let ownerCheck: Promise<boolean> | undefined;
+    const ownerExists = () => (ownerCheck ??= stillExists(webapp, signal));
+    let ownerGone = false;
     /** Converges one child; a failure becomes a problem in the status, then the reconcile is retried. */
     const attempt = async (child: Child, cached: KubeObject | undefined): Promise<KubeObject | undefined> => {
       try {
-        const outcome = await converge(parsed.webapp, child, cached, signal);
+        const outcome = await converge(parsed.webapp, child, cached, ownerExists, signal);
         if ("live" in outcome) return outcome.live;
-        problems.push(outcome.blocked);
+        if ("ownerGone" in outcome) ownerGone = true;
+        else problems.push(outcome.blocked);
       } catch (e) {
         if (signal.aborted) throw e;
         failure ??= e;
@@ -151,7 +172,12 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
       return undefined;
     };
     const dep = await attempt({ kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(parsed.webapp) }, deps.deployments.get(depKey));
-    const svc = await attempt({ kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) }, deps.services.get(svcKey));
+    const svc = ownerGone ? undefined : await attempt({ kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) }, deps.services.get(svcKey));
+    if (ownerGone) {
+      // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
+      logger.debug(`WebApp ${req.key} is cached but gone from the API server (the cache lags behind it): not creating its children`);
+      return done();
+    }
     await writeStatus(webapp, computeStatus(webapp, dep, svc, problems, deps.clock.now()), signal);
     if (failure) throw failure;
     return problems.length > 0 ? requeueAfter(RECHECK_MS) : done();

@@ -29,6 +29,7 @@ Examples:
     "resync-period": { type: "string", default: "10h", description: "How often every WebApp is reconciled even without changes" },
     "reconcile-timeout": { type: "string", default: "60s", description: "Abort a single reconcile after this long" },
     "shutdown-timeout": { type: "string", default: "30s", description: "How long in-flight reconciles may finish on SIGTERM" },
+    "watch-inactivity-timeout": { type: "string", default: "90s", description: "Re-open a watch that sent no event or bookmark for this long (keep above the API server's ~60 s bookmark interval)" },
     "log-format": { type: "string", default: "text", description: "text (for people) or json (for log pipelines)" },
     "log-level": { type: "string", default: "info", description: "error, warn, info or debug" },
   },
@@ -54,6 +55,7 @@ Examples:
       resyncMs: parseDuration(args["resync-period"], "resync-period"),
       reconcileTimeoutMs: parseDuration(args["reconcile-timeout"], "reconcile-timeout"),
       shutdownTimeoutMs: parseDuration(args["shutdown-timeout"], "shutdown-timeout"),
+      watchInactivityMs: parseDuration(args["watch-inactivity-timeout"], "watch-inactivity-timeout"),
       ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}),
       ...(args.context ? { context: args.context } : {}),
     };

@@ -1,0 +1,177 @@
+/**
+ * TEST DOUBLE — imported by *.test.ts files only, never by shipped code.
+ *
+ * An API server in memory behind the real REST client (kube/client.ts `clientFromTransport`), so a test
+ * sees the HTTP actions a KubeClient call becomes, sample-controller style:
+ * - Recorded: every request is an `Action` (method, path without query, query, content type, body).
+ * - Stored by path: GET answers the object or a 404 Status.
+ * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object (uid, resourceVersion,
+ *   generation 1) or merges the intent into the stored one (generation bumped when spec changes); a
+ *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing).
+ *   Field ownership is not modelled: tests assert the `force` query themselves.
+ * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only);
+ *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes.
+ * - Scripted failures: `answer` may return `{ code, message }` for an action, which then fails with that
+ *   Status. Failures reach the caller translated by kube/errors.ts, as real answers are.
+ */
+import { clientFromTransport, resourcePath } from "../kube/client.ts";
+import { fromResponse } from "../kube/errors.ts";
+import type { Transport, TransportRequest } from "../kube/transport.ts";
+import type { KubeClient, KubeObject, ObjectMeta, ResourceType, Status } from "../kube/types.ts";
+
+export interface Action {
+  method: string;
+  /** Without the query, e.g. /apis/apps/v1/namespaces/default/deployments/web-deployment */
+  path: string;
+  query: Record<string, string>;
+  /** Set when the request has a body. */
+  contentType: string | undefined;
+  body: unknown;
+}
+
+export interface Failure {
+  code: number;
+  message: string;
+}
+
+export interface FakeApiServer {
+  /** The real REST client, talking to this server. */
+  readonly client: KubeClient;
+  /** Every request, in order. */
+  readonly actions: Action[];
+  /** Stores an object as if created earlier (uid and resourceVersion filled in when absent); returns it. */
+  put<T extends { metadata: ObjectMeta }>(rt: ResourceType, obj: T): T;
+  /** The stored object, if any. */
+  object(rt: ResourceType, namespace: string, name: string): KubeObject | undefined;
+  /** Return a Failure to make that request fail. */
+  answer: ((a: Action) => Failure | undefined) | undefined;
+}
+
+const SERVER = "https://fake-apiserver";
+const REASONS: Record<number, string> = { 403: "Forbidden", 404: "NotFound", 409: "Conflict", 422: "Invalid", 500: "InternalError" };
+
+class Answer {
+  constructor(
+    readonly code: number,
+    readonly message: string,
+    readonly reason = REASONS[code] ?? "Unknown",
+  ) {}
+  status(): Status {
+    return { kind: "Status", apiVersion: "v1", status: "Failure", message: this.message, reason: this.reason, code: this.code };
+  }
+}
+
+export function createFakeApiServer(namespace = "default"): FakeApiServer {
+  const objects = new Map<string, KubeObject>();
+  const actions: Action[] = [];
+  let counter = 100;
+  const clone = <T>(x: T): T => structuredClone(x);
+  const nameOf = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
+  function serve(a: Action): unknown {
+    const sub = a.path.endsWith("/status") ? "status" : undefined;
+    const key = sub ? a.path.slice(0, -"/status".length) : a.path;
+    const cur = objects.get(key);
+    const missing = () => new Answer(404, `"${nameOf(key)}" not found`);
+    const body = (a.body ?? {}) as KubeObject;
+    switch (`${a.method} ${a.contentType ?? ""}`) {
+      case "GET ":
+        if (!cur) throw missing();
+        return cur;
+      case "PATCH application/apply-patch+yaml": {
+        const { uid, ...meta } = body.metadata ?? {};
+        if (uid !== undefined && uid !== cur?.metadata.uid) {
+          throw new Answer(409, `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur?.metadata.uid ?? ""}`);
+        }
+        const { status: _ignored, ...intent } = body;
+        if (!cur) return store(key, { ...intent, metadata: { ...meta, uid: `uid-${++counter}`, resourceVersion: String(counter), generation: 1 } });
+        const next = mergePatch(cur, { ...intent, metadata: meta }) as KubeObject;
+        const generation = (cur.metadata.generation ?? 1) + (JSON.stringify(next.spec) === JSON.stringify(cur.spec) ? 0 : 1);
+        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter), generation } });
+      }
+      case "PATCH application/merge-patch+json": {
+        if (!cur) throw missing();
+        const patch = sub ? { status: (body as { status?: unknown }).status } : body;
+        const next = mergePatch(cur, patch) as KubeObject;
+        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } });
+      }
+      case "POST application/json": {
+        const path = `${a.path}/${body.metadata.name}`;
+        if (objects.has(path)) throw new Answer(409, `"${body.metadata.name}" already exists`, "AlreadyExists");
+        return store(path, { ...body, metadata: { ...body.metadata, uid: `uid-${++counter}`, resourceVersion: String(counter) } });
+      }
+      case "PUT application/json":
+        if (!cur) throw missing();
+        return store(key, { ...body, metadata: { ...body.metadata, resourceVersion: String(++counter) } });
+      case "DELETE ":
+      case "DELETE application/json":
+        if (!cur) throw missing();
+        objects.delete(key);
+        return { kind: "Status", status: "Success" };
+      default:
+        throw new Error(`fake API server: no answer for ${a.method} ${a.path} (${a.contentType})`);
+    }
+  }
+
+  function store(key: string, obj: KubeObject): KubeObject {
+    objects.set(key, clone(obj));
+    return obj;
+  }
+
+  const transport: Transport = {
+    server: SERVER,
+    context: "fake",
+    send() {
+      return Promise.reject(new Error("fake API server: streaming requests (watch) are not served"));
+    },
+    async json<T>(req: TransportRequest): Promise<T> {
+      const [path = "", query = ""] = req.path.split("?");
+      const hasBody = req.body !== undefined;
+      const action: Action = {
+        method: req.method,
+        path,
+        query: Object.fromEntries(new URLSearchParams(query)),
+        contentType: hasBody ? (req.contentType ?? "application/json") : undefined,
+        body: hasBody ? clone(req.body) : undefined,
+      };
+      actions.push(action);
+      try {
+        const scripted = api.answer?.(clone(action));
+        if (scripted) throw new Answer(scripted.code, scripted.message);
+        return clone(serve(action)) as T;
+      } catch (e) {
+        if (!(e instanceof Answer)) throw e;
+        throw fromResponse(e.code, e.status(), { method: req.method, path, server: SERVER, context: "fake" }, query);
+      }
+    },
+  };
+
+  const api: FakeApiServer = {
+    client: clientFromTransport(transport, namespace),
+    actions,
+    answer: undefined,
+    put(rt, obj) {
+      const stored = { ...clone(obj), metadata: { uid: `uid-${++counter}`, resourceVersion: String(counter), ...clone(obj.metadata) } };
+      objects.set(resourcePath(rt, obj.metadata.namespace ?? namespace, obj.metadata.name), stored as unknown as KubeObject);
+      return clone(stored);
+    },
+    object(rt, ns, name) {
+      const o = objects.get(resourcePath(rt, ns, name));
+      return o && clone(o);
+    },
+  };
+  return api;
+}
+
+/** RFC 7386: objects merge key by key, null deletes, anything else (arrays too) replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isRecord(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);

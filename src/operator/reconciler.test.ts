@@ -1,0 +1,361 @@
+import { describe, expect, test } from "bun:test";
+import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE, type WebApp, type WebAppObject } from "../api/webapp.ts";
+import { findCondition } from "../api/conditions.ts";
+import { KubeError } from "../kube/errors.ts";
+import type { KubeObject } from "../kube/types.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import type { EventRecorder, EventType } from "../runtime/events.ts";
+import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
+import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
+import { testApp } from "./_test-fixtures.ts";
+import { desiredDeployment, desiredService } from "./desired.ts";
+import { createWebAppReconciler, RECHECK_MS } from "./reconciler.ts";
+import { computeStatus } from "./status.ts";
+
+const START = Date.UTC(2024, 4, 1, 12, 0, 0);
+const KEY = "default/test-app";
+const APP_PATH = "/apis/apps.example.com/v1/namespaces/default/webapps/test-app";
+const DEP_PATH = "/apis/apps/v1/namespaces/default/deployments/test-app-deployment";
+const SVC_PATH = "/api/v1/namespaces/default/services/test-app-svc";
+const APPLY = "application/apply-patch+yaml";
+const MERGE = "application/merge-patch+json";
+const FIELD_MANAGER = "webapp-operator";
+
+interface RecordedEvent {
+  on: string;
+  type: EventType;
+  reason: string;
+  message: string;
+}
+
+/**
+ * The reconciler over an in-memory API server (real REST client), caches that are plain Maps (what
+ * the informers would hold), a fake clock, a recording event recorder and a silent logger.
+ */
+function world() {
+  const api = createFakeApiServer();
+  const clock = createFakeClock(START);
+  const webapps = new Map<string, WebAppObject>();
+  const deployments = new Map<string, KubeObject>();
+  const services = new Map<string, KubeObject>();
+  const events: RecordedEvent[] = [];
+  const recorder: EventRecorder = {
+    event: (obj, type, reason, message) => void events.push({ on: `${obj.kind}/${obj.metadata.name}`, type, reason, message }),
+    flush: async () => {},
+  };
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  const reconciler = createWebAppReconciler({ client: api.client, webapps, deployments, services, recorder, clock, logger: silent });
+  const keyOf = (o: { metadata: KubeObject["metadata"] }) => `${o.metadata.namespace}/${o.metadata.name}`;
+  return {
+    api,
+    clock,
+    webapps,
+    events,
+    /** A WebApp the API server has and the cache holds. */
+    stored(app: WebAppObject): WebAppObject {
+      const live = api.put(WEBAPP_RESOURCE, app);
+      webapps.set(keyOf(live), live);
+      return live;
+    },
+    /** A child the API server has and the cache holds. */
+    cached(obj: KubeObject): KubeObject {
+      const live = api.put(obj.kind === "Service" ? SERVICE_RESOURCE : DEPLOYMENT_RESOURCE, obj);
+      (obj.kind === "Service" ? services : deployments).set(keyOf(live), live);
+      return live;
+    },
+    /** The informer catching up with the API server for the WebApp. */
+    resync(): void {
+      const live = api.object(WEBAPP_RESOURCE, "default", "test-app");
+      if (live) webapps.set(KEY, live as WebAppObject);
+    },
+    reconcile: (): Promise<Outcome> => reconciler(requestFor(KEY), new AbortController().signal),
+    writes: (): Action[] => api.actions.filter((a) => a.method !== "GET"),
+    statusWrites: (): Action[] => api.actions.filter((a) => a.path === `${APP_PATH}/status`),
+  };
+}
+
+/** The Deployment as the API server returns it: the intent plus defaults, metadata and a rolled-out status. */
+function liveDeployment(app: WebApp, replicas = app.spec.replicas): KubeObject {
+  const intent = desiredDeployment(app);
+  const [container] = intent.spec.template.spec.containers;
+  return {
+    ...intent,
+    metadata: { ...intent.metadata, uid: "uid-dep", resourceVersion: "501", generation: 4, annotations: { "deployment.kubernetes.io/revision": "1" } },
+    spec: {
+      ...intent.spec,
+      replicas,
+      strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } },
+      revisionHistoryLimit: 10,
+      progressDeadlineSeconds: 600,
+      template: {
+        metadata: { ...intent.spec.template.metadata, creationTimestamp: null },
+        spec: {
+          containers: [{ ...container, imagePullPolicy: "IfNotPresent", terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File", resources: {} }],
+          restartPolicy: "Always",
+          terminationGracePeriodSeconds: 30,
+          dnsPolicy: "ClusterFirst",
+          securityContext: {},
+          schedulerName: "default-scheduler",
+        },
+      },
+    },
+    status: {
+      observedGeneration: 4,
+      replicas,
+      updatedReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      conditions: [
+        { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
+        { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: "ReplicaSet has successfully progressed." },
+      ],
+    },
+  };
+}
+
+/** The Service as the API server returns it: the intent plus defaults. */
+function liveService(app: WebApp): KubeObject {
+  const intent = desiredService(app);
+  return {
+    ...intent,
+    metadata: { ...intent.metadata, uid: "uid-svc", resourceVersion: "502" },
+    spec: {
+      ...intent.spec,
+      type: "ClusterIP",
+      clusterIP: "10.96.12.34",
+      clusterIPs: ["10.96.12.34"],
+      sessionAffinity: "None",
+      ipFamilies: ["IPv4"],
+      ipFamilyPolicy: "SingleStack",
+      internalTrafficPolicy: "Cluster",
+    },
+    status: { loadBalancer: {} },
+  };
+}
+
+/** A WebApp whose stored status is what the reconciler computed for these children a minute ago. */
+function withStatus(app: WebApp, dep: KubeObject | undefined, svc: KubeObject | undefined): WebApp {
+  return { ...app, status: computeStatus(app, dep, svc, [], START - 60_000) };
+}
+
+const degraded = (a: Action | undefined) => findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
+
+describe("a new WebApp", () => {
+  test("gets each missing child looked up, then created by server-side apply without force, then its status written once", async () => {
+    const w = world();
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(done());
+
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([
+      `GET ${DEP_PATH}`,
+      `GET ${APP_PATH}`, // the API server still has this WebApp (the cache may lag): checked once
+      `PATCH ${DEP_PATH}`,
+      `GET ${SVC_PATH}`,
+      `PATCH ${SVC_PATH}`,
+      `PATCH ${APP_PATH}/status`,
+    ]);
+    const [dep, svc, status] = w.writes();
+    for (const apply of [dep, svc]) {
+      expect(apply?.contentType).toBe(APPLY);
+      expect(apply?.query).toEqual({ fieldManager: FIELD_MANAGER }); // no force: someone else's object is never taken over
+    }
+    expect(dep?.body).toEqual(desiredDeployment(testApp() as WebApp));
+    expect(svc?.body).toEqual(desiredService(testApp() as WebApp));
+
+    expect(status?.contentType).toBe(MERGE);
+    expect(status?.query).toEqual({ fieldManager: FIELD_MANAGER });
+    expect(status?.body).toMatchObject({ status: { observedGeneration: 1, selector: "app=test-app,managed-by=webapp-operator" } });
+    expect(degraded(status)?.status).toBe("False");
+  });
+
+  test("is announced by one Normal Created event per child", async () => {
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    expect(w.events).toEqual([
+      { on: "WebApp/test-app", type: "Normal", reason: "Created", message: "Deployment test-app-deployment created with 3 replicas of nginx:1.25" },
+      { on: "WebApp/test-app", type: "Normal", reason: "Created", message: "Service test-app-svc created (port 80 -> 80)" },
+    ]);
+  });
+});
+
+describe("a converged WebApp", () => {
+  test("costs zero writes (and zero reads) when the cached children are the intents plus server defaults", async () => {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp()));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    await w.clock.advance(3_600_000);
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions).toEqual([]);
+    expect(w.events).toEqual([]);
+  });
+});
+
+describe("a Deployment someone scaled down", () => {
+  test("is applied once, with force and the live uid as precondition, and a Scaled event", async () => {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp(), 1));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    expect(await w.reconcile()).toEqual(done());
+
+    const onDeployment = w.writes().filter((a) => a.path === DEP_PATH);
+    expect(onDeployment).toHaveLength(1);
+    const [apply] = onDeployment;
+    expect(apply).toMatchObject({ method: "PATCH", contentType: APPLY, query: { fieldManager: FIELD_MANAGER, force: "true" } });
+    expect(apply?.body).toMatchObject({ metadata: { name: "test-app-deployment", uid: "uid-dep" }, spec: { replicas: 3 } });
+    expect(w.writes().filter((a) => a.path === SVC_PATH)).toEqual([]);
+    expect(w.events).toContainEqual({ on: "WebApp/test-app", type: "Normal", reason: "Scaled", message: "Deployment test-app-deployment updated to 3 replicas" });
+  });
+
+  test("is not overwritten when it was replaced since the cache saw it (the uid precondition fails)", async () => {
+    const w = world();
+    const cachedDep = w.cached(liveDeployment(testApp(), 1));
+    w.api.put(DEPLOYMENT_RESOURCE, { ...cachedDep, metadata: { ...cachedDep.metadata, uid: "uid-new" } });
+    w.cached(liveService(testApp()));
+    w.stored(testApp());
+    const err = await w.reconcile().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeError);
+    expect((err as KubeError).reason).toBe("Conflict");
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.uid).toBe("uid-new");
+  });
+});
+
+describe("a same-named Deployment not controlled by the WebApp", () => {
+  const foreign = (): KubeObject => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "test-app-deployment", namespace: "default", uid: "uid-theirs" }, spec: { replicas: 7 } });
+
+  test("is never written; the WebApp is Degraded ResourceExists with a Warning, and looked at again later", async () => {
+    const w = world();
+    w.api.put(DEPLOYMENT_RESOURCE, foreign()); // not labelled as ours: only a GET finds it
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
+
+    expect(w.writes().filter((a) => a.path.startsWith(DEP_PATH))).toEqual([]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toEqual({ replicas: 7 });
+    const [status] = w.statusWrites();
+    expect(degraded(status)).toMatchObject({ status: "True", reason: "ResourceExists" });
+    expect(degraded(status)?.message).toContain("Deployment test-app-deployment exists and is not controlled by this WebApp");
+    expect(w.events.filter((e) => e.type === "Warning")).toEqual([
+      { on: "WebApp/test-app", type: "Warning", reason: "ResourceExists", message: degraded(status)?.message ?? "" },
+    ]);
+  });
+
+  test("is never written either when it carries our labels and sits in the cache", async () => {
+    const w = world();
+    const other = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: "uid-previous", controller: true };
+    w.cached({ ...liveDeployment(testApp(), 1), metadata: { ...liveDeployment(testApp()).metadata, ownerReferences: [other] } });
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
+    expect(w.writes().filter((a) => a.path.startsWith(DEP_PATH))).toEqual([]);
+    expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
+  });
+});
+
+describe("an invalid spec", () => {
+  test("writes no child, only a Degraded InvalidSpec status naming the field, and is not retried", async () => {
+    const w = world();
+    w.stored(testApp({ replicas: 0 }));
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`PATCH ${APP_PATH}/status`]);
+    const cond = degraded(w.statusWrites()[0]);
+    expect(cond).toMatchObject({ status: "True", reason: "InvalidSpec" });
+    expect(cond?.message).toContain("spec.replicas: must be at least 1 (got 0)");
+    expect(w.events).toEqual([{ on: "WebApp/test-app", type: "Warning", reason: "InvalidSpec", message: cond?.message ?? "" }]);
+  });
+
+  test("reconciled again unchanged writes nothing and records no event", async () => {
+    const w = world();
+    w.stored(testApp({ replicas: 0 }));
+    await w.reconcile();
+    w.resync();
+    const before = { actions: w.api.actions.length, events: w.events.length };
+    await w.clock.advance(60_000);
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions.length).toBe(before.actions);
+    expect(w.events.length).toBe(before.events);
+  });
+
+  test("whose status changes otherwise (its pods became ready) gets the status written but no second Warning", async () => {
+    const w = world();
+    const app = testApp({ replicas: 0 });
+    const valid = testApp();
+    w.cached(liveDeployment(valid, 1));
+    w.stored(app);
+    await w.reconcile();
+    w.resync();
+    w.cached(liveDeployment(valid, 3));
+    await w.reconcile();
+    const writes = w.statusWrites();
+    expect(writes).toHaveLength(2);
+    expect(writes[1]?.body).toMatchObject({ status: { readyReplicas: 3 } });
+    expect(degraded(writes[1])?.reason).toBe("InvalidSpec");
+    expect(w.events.filter((e) => e.type === "Warning")).toHaveLength(1);
+  });
+});
+
+describe("a child write the API server refuses", () => {
+  const cases = [
+    { code: 403, message: 'deployments.apps "test-app-deployment" is forbidden: User "system:serviceaccount:devctl:op" cannot create resource "deployments"', reason: "Forbidden", thrown: "Forbidden" },
+    { code: 500, message: "etcdserver: request timed out", reason: "ApplyFailed", thrown: "Other" },
+  ] as const;
+  for (const c of cases) {
+    test(`(${c.code}) is reported in the status as Degraded ${c.reason} with the API message, then thrown for a retry`, async () => {
+      const w = world();
+      w.stored(testApp());
+      w.api.answer = (a) => (a.method === "PATCH" && a.path === DEP_PATH ? { code: c.code, message: c.message } : undefined);
+      const err = await w.reconcile().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(KubeError);
+      expect((err as KubeError).reason).toBe(c.thrown);
+
+      const [status] = w.statusWrites();
+      expect(status).toMatchObject({ method: "PATCH", contentType: MERGE });
+      expect(degraded(status)).toMatchObject({ status: "True", reason: c.reason });
+      expect(degraded(status)?.message).toContain(c.message);
+      expect(w.events).toContainEqual(expect.objectContaining({ type: "Warning", reason: c.reason }));
+    });
+  }
+});
+
+describe("a WebApp with nothing to do", () => {
+  test("gone from the cache: done, no actions", async () => {
+    const w = world();
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions).toEqual([]);
+  });
+
+  test("being deleted: done, no actions", async () => {
+    const w = world();
+    w.stored({ ...testApp(), metadata: { ...testApp().metadata, deletionTimestamp: "2024-05-01T11:00:00Z", finalizers: ["foregroundDeletion"] } });
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions).toEqual([]);
+    expect(w.events).toEqual([]);
+  });
+
+  test("deleted while its status is written: the 404 is no error", async () => {
+    const w = world();
+    w.cached(liveDeployment(testApp()));
+    w.cached(liveService(testApp()));
+    w.webapps.set(KEY, testApp()); // only the cache remembers it
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`PATCH ${APP_PATH}/status`]);
+  });
+});
+
+describe("a WebApp the cache still holds but the API server no longer has", () => {
+  test("gets no children created (no create/delete fight with the garbage collector)", async () => {
+    const w = world();
+    w.webapps.set(KEY, testApp()); // deleted: only the lagging cache remembers it
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes()).toEqual([]);
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toContain(`GET ${APP_PATH}`);
+  });
+
+  test("nor does one replaced by a new WebApp of the same name (another uid)", async () => {
+    const w = world();
+    w.api.put(WEBAPP_RESOURCE, testApp({}, "uid-2"));
+    w.webapps.set(KEY, testApp({}, "uid-1"));
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes()).toEqual([]);
+  });
+});
