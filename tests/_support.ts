@@ -4,7 +4,9 @@
  * DEVCTL_TEST_KUBECONFIG points at another one (see tests/cluster/env.ts).
  */
 import { setDefaultTimeout } from "bun:test";
-import { resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { createKubeClient } from "../src/kube/client.ts";
 import { isNotFound } from "../src/kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../src/kube/types.ts";
@@ -39,7 +41,13 @@ export function sh(cmd: string[], opts: { env?: Record<string, string | undefine
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
-export const kubectl = (args: string[], stdin?: string) => sh(["kubectl", "--kubeconfig", kubeconfig, ...args], stdin !== undefined ? { stdin } : {});
+/**
+ * kubectl's HTTP cache goes to a directory of this process: the shared ~/.kube/cache would keep a
+ * restarting API server's "429, retry after 5 s" and slow every later kubectl on the machine.
+ */
+const kubectlCache = mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
+export const kubectl = (args: string[], stdin?: string) =>
+  sh(["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args], stdin !== undefined ? { stdin } : {});
 export const devctl = (args: string[], env: Record<string, string | undefined> = {}, stdin?: string) =>
   sh([DEVCTL, ...args], { env: { KUBECONFIG: kubeconfig, ...env }, ...(stdin !== undefined ? { stdin } : {}) });
 

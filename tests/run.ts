@@ -19,6 +19,8 @@ const extra = process.argv.slice(2);
 const SUITE_LIMIT_MIN = Number(process.env.DEVCTL_SUITE_LIMIT_MIN ?? 60);
 /** Fault-injection suites (they restart, freeze and compact the local control plane). */
 const FAULT_SUITES = "tests/faults";
+/** Per-test bound: integration tests wait on a real API server and its controllers. */
+const TEST_TIMEOUT_MS = 180_000;
 
 function step(title: string, cmd: string[], env: Record<string, string | undefined> = {}): { code: number; stdout: string } {
   console.error(`\n==> ${title}`);
@@ -62,7 +64,8 @@ if (external) {
 /** Runs `bun test` with the given arguments, streaming its output; returns its exit code and counts. */
 async function bunTest(title: string, args: string[], limitMs: number): Promise<{ code: number; passed: number; failed: number }> {
   console.error(`\n==> ${title}`);
-  const proc = Bun.spawn([bun, "test", ...args], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+  // The per-test default (setDefaultTimeout in _support.ts) only reaches the first file that imports it.
+  const proc = Bun.spawn([bun, "test", `--timeout=${TEST_TIMEOUT_MS}`, ...args], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
   // A hang outside any single test (each has its own timeout) must not eat CI's whole budget.
   const watchdog = setTimeout(() => {
     console.error(`\n==> ${title}: still running after ${Math.round(limitMs / 60_000)} min: stopping it`);

@@ -83,11 +83,12 @@ describe("RBAC", () => {
 
   test("grants exactly what the operator uses, cluster-wide", () => {
     expect(verbsOf(clusterRules, "apps.example.com", "webapps")).toEqual(["get", "list", "watch"]);
-    expect(verbsOf(clusterRules, "apps.example.com", "webapps/status")).toEqual(["get", "patch", "update"]);
+    expect(verbsOf(clusterRules, "apps.example.com", "webapps/status")).toEqual(["patch"]);
     expect(verbsOf(clusterRules, "apps.example.com", "webapps/finalizers")).toEqual(["update"]);
-    const crud = ["create", "delete", "get", "list", "patch", "update", "watch"];
-    expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(crud);
-    expect(verbsOf(clusterRules, "", "services")).toEqual(crud);
+    // No update (PUT) and no delete: children are server-side applied, and garbage-collected.
+    const children = ["create", "get", "list", "patch", "watch"];
+    expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
+    expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "patch"]);
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual(
       ["deployments", "events", "services", "webapps", "webapps/finalizers", "webapps/status"],

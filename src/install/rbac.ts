@@ -19,21 +19,27 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-export const WRITE_VERBS = ["create", "get", "list", "watch", "update", "patch", "delete"] as const;
+/**
+ * What the operator does to its children: looks one up before creating it (get), caches them
+ * (list, watch), creates (create: server-side apply of an object that does not exist yet) and
+ * converges them (patch: server-side apply). Never update (PUT) and never delete: the garbage
+ * collector deletes children of a deleted WebApp through their owner reference.
+ */
+export const CHILD_VERBS = ["create", "get", "list", "watch", "patch"] as const;
 
 /** What the reconciler needs cluster-wide. */
 export function operatorRules(): PolicyRule[] {
   return [
     // The informer lists and watches WebApps; preflight lists one.
     { apiGroups: [GROUP], resources: [PLURAL], verbs: ["get", "list", "watch"] },
-    // Status is written through the status subresource (a merge patch; update kept for replace-style writers).
-    { apiGroups: [GROUP], resources: [`${PLURAL}/status`], verbs: ["get", "update", "patch"] },
+    // Status is written through the status subresource, as a merge patch (reconciler.ts writeStatus).
+    { apiGroups: [GROUP], resources: [`${PLURAL}/status`], verbs: ["patch"] },
     // Owned objects carry ownerReferences with blockOwnerDeletion=true; clusters that enable the
     // OwnerReferencesPermissionEnforcement admission plugin (OpenShift does) require this to set it.
     { apiGroups: [GROUP], resources: [`${PLURAL}/finalizers`], verbs: ["update"] },
-    // The children: created, cached (list/watch), server-side applied (patch).
-    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...WRITE_VERBS] },
-    { apiGroups: [""], resources: ["services"], verbs: [...WRITE_VERBS] },
+    // The children: looked up, created, cached (list/watch), server-side applied (patch).
+    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...CHILD_VERBS] },
+    { apiGroups: [""], resources: ["services"], verbs: [...CHILD_VERBS] },
     // The event recorder creates core/v1 Events and patches count/lastTimestamp of repeats.
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   ];

@@ -176,6 +176,34 @@ describe("configuration errors say what to fix", () => {
     expect(() => createKubeClient({ kubeconfig: file })).toThrow(file);
   });
 
+  test("TLS material that is not PEM is a ConfigError naming the field, never quoting the material", () => {
+    const junk = "bm90IGEgY2VydA-secret-looking-junk";
+    const cases: [Parameters<typeof writeKubeconfig>[3], RegExp][] = [
+      [{ ca: junk, user: { token: TOKEN } }, /certificate-authority-data of cluster "c" in kubeconfig .* is not a PEM certificate/],
+      [{ ca: pki.ca, user: { clientCert: junk, clientKey: pki.clientKey } }, /client-certificate-data of user "u" in kubeconfig .* is not a PEM certificate/],
+      [{ ca: pki.ca, user: { clientCert: pki.clientCert, clientKey: junk } }, /client-key-data of user "u" in kubeconfig .* is not a PEM private key/],
+    ];
+    for (const [opts, message] of cases) {
+      const file = writeKubeconfig(pki.dir, `junk-${Math.random()}.yaml`, mtlsUrl(), opts);
+      let err: unknown;
+      try {
+        createKubeClient({ kubeconfig: file });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(message);
+      expect((err as Error).message).not.toContain(junk);
+      expect((err as Error).message).not.toContain(Buffer.from(junk).toString("base64"));
+    }
+  });
+
+  test("an unreachable server's message does not repeat the error code", async () => {
+    const err = await failure(certClient({}, "other").raw("GET", "/version"));
+    expect(err.message).not.toMatch(/(\w+): \1:/);
+    expect(err.message).not.toContain("?.");
+  });
+
   test("a missing kubeconfig file is a ConfigError", () => {
     expect(() => createKubeClient({ kubeconfig: "/nonexistent/kubeconfig" })).toThrow(/does not exist/);
   });

@@ -7,6 +7,7 @@
  * else in-cluster (service account token, CA, KUBERNETES_SERVICE_HOST/PORT). `context` picks a context.
  * Every failure is a `ConfigError` whose message says what to fix; nothing here talks to the network.
  */
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -126,6 +127,13 @@ function resolve(kc: KubeConfig, source: string): Connection {
   } catch (e) {
     throw new ConfigError(`cannot read TLS material of context "${ctx.name}" in ${source}: ${(e as Error).message}.`);
   }
+  // Bun's fetch reports unusable TLS material only as "FailedToOpenSocket: Was there a typo in the url
+  // or port?": parse it here, so the message names the field. Never quote the material itself.
+  const notPem = (field: string, owner: string, kind: string) =>
+    new ConfigError(`${field} of ${owner} in ${source} is not a PEM ${kind}: fix it (it must hold a -----BEGIN ...----- block${field.endsWith("-data") ? ", base64-encoded" : ""}) or point --kubeconfig elsewhere.`);
+  if (tls.ca && !parses(tls.ca, (s) => new X509Certificate(s))) throw notPem(cluster.caFile ? `certificate-authority ${cluster.caFile}` : "certificate-authority-data", `cluster "${cluster.name}"`, "certificate");
+  if (tls.cert && !parses(tls.cert, (s) => new X509Certificate(s))) throw notPem(user?.certFile ? `client-certificate ${user.certFile}` : "client-certificate-data", `user "${user?.name}"`, "certificate");
+  if (tls.key && !parses(tls.key, (s) => createPrivateKey(s))) throw notPem(user?.keyFile ? `client-key ${user.keyFile}` : "client-key-data", `user "${user?.name}"`, "private key");
   if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
   const isInCluster = ctx.name === "inClusterContext";
   const staticToken = user?.token;
@@ -160,4 +168,13 @@ function pem(file?: string, data?: string): string | undefined {
   if (file) return readFileSync(file, "utf8");
   if (data) return Buffer.from(data, "base64").toString("utf8");
   return undefined;
+}
+
+function parses(text: string, parse: (s: string) => unknown): boolean {
+  try {
+    parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

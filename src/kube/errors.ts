@@ -118,11 +118,14 @@ export function fromResponse(code: number, body: unknown, req: RequestDescriptio
 
 /** Translates a failure to get any answer (refused, DNS, TLS, reset) into an Unreachable KubeError. */
 export function fromNetworkError(cause: unknown, req: RequestDescription): KubeError {
-  const detail = cause instanceof Error ? `${(cause as { code?: string }).code ? `${(cause as { code?: string }).code}: ` : ""}${cause.message}` : String(cause);
+  // Bun's messages often start with their code already ("ECONNREFUSED: Unable to connect...").
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const text = cause instanceof Error ? cause.message : String(cause);
+  const detail = typeof code === "string" && code && !text.startsWith(code) ? `${code}: ${text}` : text;
   const ctx = req.context ? ` (context "${req.context}")` : " (in-cluster)";
   return new KubeError(
     "Unreachable",
-    `cannot reach the Kubernetes API server at ${req.server}${ctx}: ${detail}. Check that the cluster is running and that your kubeconfig points at it.`,
+    `cannot reach the Kubernetes API server at ${req.server}${ctx}: ${detail}${/[.?!]$/.test(detail) ? "" : "."} Check that the cluster is running and that your kubeconfig points at it.`,
     0,
     undefined,
     { cause },

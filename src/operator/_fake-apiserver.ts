@@ -10,6 +10,7 @@
  *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing).
  *   Field ownership is not modelled: tests assert the `force` query themselves.
  * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only);
+ *   JSON patch (RFC 6902) `test` and `replace` (a failed test is a 422);
  *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes.
  * - Scripted failures: `answer` may return `{ code, message }` for an action, which then fails with that
  *   Status. Failures reach the caller translated by kube/errors.ts, as real answers are.
@@ -95,6 +96,11 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
         const next = mergePatch(cur, patch) as KubeObject;
         return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } });
       }
+      case "PATCH application/json-patch+json": {
+        if (!cur) throw missing();
+        const next = jsonPatch(cur, body as unknown as JsonPatchOp[], nameOf(key));
+        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } });
+      }
       case "POST application/json": {
         const path = `${a.path}/${body.metadata.name}`;
         if (objects.has(path)) throw new Answer(409, `"${body.metadata.name}" already exists`, "AlreadyExists");
@@ -161,6 +167,23 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
     },
   };
   return api;
+}
+
+type JsonPatchOp = { op: string; path: string; value?: unknown };
+
+/** RFC 6902, the `test` and `replace` operations (what the reconciler sends); a failed test is a 422. */
+function jsonPatch(target: KubeObject, ops: JsonPatchOp[], name: string): KubeObject {
+  const out = structuredClone(target) as unknown as Record<string, unknown>;
+  for (const { op, path, value } of ops) {
+    const keys = path.slice(1).split("/");
+    const last = keys.pop() ?? "";
+    const parent = keys.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], out) as Record<string, unknown> | undefined;
+    if (!parent || !(last in parent)) throw new Answer(422, `"${name}": the server rejected our request: ${path} does not exist`);
+    if (op === "test" && JSON.stringify(parent[last]) !== JSON.stringify(value)) throw new Answer(422, `"${name}": the server rejected our request: test failed at ${path}`);
+    else if (op === "replace") parent[last] = structuredClone(value);
+    else if (op !== "test") throw new Error(`fake API server: JSON patch op ${op} is not modelled`);
+  }
+  return out as unknown as KubeObject;
 }
 
 /** RFC 7386: objects merge key by key, null deletes, anything else (arrays too) replaces. */

@@ -243,12 +243,61 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
 
   test("is never written either when it carries our labels and sits in the cache", async () => {
     const w = world();
-    const other = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: "uid-previous", controller: true };
+    const other = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "other-app", uid: "uid-other", controller: true };
     w.cached({ ...liveDeployment(testApp(), 1), metadata: { ...liveDeployment(testApp()).metadata, ownerReferences: [other] } });
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
     expect(w.writes().filter((a) => a.path.startsWith(DEP_PATH))).toEqual([]);
     expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
+  });
+});
+
+describe("children left by a previous WebApp of the same name (deleted and created again)", () => {
+  const previous = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: "uid-previous", controller: true, blockOwnerDeletion: true };
+  const leftOver = () => {
+    const dep = liveDeployment(testApp(), 1);
+    return { ...dep, metadata: { ...dep.metadata, ownerReferences: [previous] } };
+  };
+
+  test("are adopted by a JSON patch pinning the child's and the old owner's uid, once a GET confirms the WebApp, then converged", async () => {
+    const w = world();
+    w.cached(leftOver());
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(done());
+    const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
+    expect(depWrites.map((a) => a.contentType)).toEqual(["application/json-patch+json", APPLY]);
+    expect(depWrites[0]?.body).toEqual([
+      { op: "test", path: "/metadata/uid", value: "uid-dep" },
+      { op: "test", path: "/metadata/ownerReferences/0/uid", value: "uid-previous" },
+      { op: "replace", path: "/metadata/ownerReferences/0", value: { ...previous, uid: "uid-1" } },
+    ]);
+    const getWebApp = w.api.actions.findIndex((a) => a.method === "GET" && a.path === APP_PATH);
+    expect(getWebApp).toBeGreaterThanOrEqual(0);
+    expect(getWebApp).toBeLessThan(w.api.actions.indexOf(depWrites[0]!));
+    const dep = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
+    expect(dep?.metadata.ownerReferences).toEqual([{ ...previous, uid: "uid-1" }]);
+    expect((dep?.spec as { replicas: number }).replicas).toBe(3);
+    expect(w.events.find((e) => e.reason === "Adopted")?.message).toBe("Deployment test-app-deployment adopted from a deleted WebApp of the same name (uid uid-previous)");
+    expect(degraded(w.statusWrites().at(-1))?.status).toBe("False");
+  });
+
+  test("already adopted on the API server while the cache still shows the old owner: no patch, just the live child", async () => {
+    const w = world();
+    const stale = w.cached(leftOver());
+    w.api.put(DEPLOYMENT_RESOURCE, { ...stale, metadata: { ...stale.metadata, ownerReferences: [{ ...previous, uid: "uid-1" }] } });
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes().filter((a) => a.path === DEP_PATH).map((a) => a.contentType)).toEqual([APPLY]);
+  });
+
+  test("are left alone and reported when the cached WebApp is itself stale (the API server has a newer one)", async () => {
+    const w = world();
+    w.cached(leftOver());
+    w.stored(testApp());
+    w.api.put(WEBAPP_RESOURCE, { ...testApp(), metadata: { ...testApp().metadata, uid: "uid-newer" } });
+    await w.reconcile();
+    expect(w.writes().filter((a) => a.path === DEP_PATH)).toEqual([]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([previous]);
   });
 });
 

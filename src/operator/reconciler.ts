@@ -12,6 +12,9 @@
  * last and only when it changed; each write is announced by one Normal event. A child that cannot be
  * written (forbidden, rejected, API error) is reported in the status (Degraded: Forbidden/ApplyFailed,
  * with the API server's message) before the error goes to the controller to retry with backoff.
+ * A child controlled by a previous WebApp of the same name (deleted and created again while the garbage
+ * collector was not watching, which then never collects it) is taken over by a JSON patch of its owner
+ * reference (adopt.ts), once a GET confirms this WebApp is the live one.
  * A child is created only for a WebApp the API server still has (same uid, not being deleted): the cache
  * may lag behind it (a watch re-listing after a 410 or an outage), and children created for a WebApp
  * deleted meanwhile would be deleted by the garbage collector, whose delete events would reconcile the
@@ -31,6 +34,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
 import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
+import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply } from "./diff.ts";
 import { computeStatus, resourceExistsProblem, statusEqual, type Problem } from "./status.ts";
 
@@ -43,6 +47,7 @@ export const REASON = {
   updated: "Updated",
   scaled: "Scaled",
   resourceExists: "ResourceExists",
+  adopted: "Adopted",
   invalidSpec: "InvalidSpec",
 } as const;
 
@@ -80,10 +85,32 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     }
   }
 
+  /**
+   * A child this WebApp does not control: taken over when its controller is a previous WebApp of the
+   * same name (adopt.ts) and the API server confirms this WebApp is the live one; else reported.
+   */
+  async function adoptOrBlock(webapp: WebApp, child: Child, live: KubeObject, ownerExists: () => Promise<boolean>, signal: AbortSignal): Promise<{ live: KubeObject } | { blocked: Problem }> {
+    if (!previousIncarnation(live, webapp) || !(await ownerExists())) return { blocked: resourceExistsProblem(child.kind, live) };
+    // The cached copy may lag (adopted already, or replaced): decide on the live object.
+    const { name, namespace } = live.metadata as { name: string; namespace: string };
+    const fresh = await client.get<KubeObject>(child.rt, name, namespace, signal);
+    if (isControlledBy(fresh, webapp)) return { live: fresh };
+    const previous = previousIncarnation(fresh, webapp);
+    if (!previous) return { blocked: resourceExistsProblem(child.kind, fresh) };
+    const adopted = await client.patch<KubeObject>(child.rt, name, namespace, adoptionPatch(fresh, webapp), "json", { fieldManager: FIELD_MANAGER, signal });
+    logger.info(`adopted ${child.kind} ${namespace}/${name} from a deleted WebApp of the same name (uid ${previous.uid})`);
+    recorder.event(webapp, "Normal", REASON.adopted, `${child.kind} ${name} adopted from a deleted WebApp of the same name (uid ${previous.uid})`);
+    return { live: adopted };
+  }
+
   async function converge(webapp: WebApp, child: Child, cached: KubeObject | undefined, ownerExists: () => Promise<boolean>, signal: AbortSignal): Promise<ChildOutcome> {
     const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
     let live = cached;
-    if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
+    if (live && !isControlledBy(live, webapp)) {
+      const taken = await adoptOrBlock(webapp, child, live, ownerExists, signal);
+      if ("blocked" in taken) return taken;
+      live = taken.live;
+    }
     if (!live) {
       // Not in our cache (which holds only objects labelled as ours): look before creating, so that
       // someone else's object of that name is reported, never adopted.
@@ -91,7 +118,11 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
         if (isNotFound(e)) return undefined;
         throw e;
       });
-      if (live && !isControlledBy(live, webapp)) return { blocked: resourceExistsProblem(child.kind, live) };
+      if (live && !isControlledBy(live, webapp)) {
+        const taken = await adoptOrBlock(webapp, child, live, ownerExists, signal);
+        if ("blocked" in taken) return taken;
+        live = taken.live;
+      }
       if (!live) {
         if (!(await ownerExists())) return { ownerGone: true };
         // Created by server-side apply, so that every field is owned by our Apply entry and a field
