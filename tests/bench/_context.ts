@@ -1,0 +1,130 @@
+/**
+ * What every scenario gets (options, the cluster, a client, progress output, CPU meters, operator
+ * processes) and what it gives back (a report section).
+ *
+ * Properties:
+ * - ctx.fixture, once set, is a namespace holding `n` converged WebApps (1 replica, image
+ *   `image`) and a floor namespace holding the same Deployments and Services without WebApps;
+ *   scenarios after convergence reuse them, and ensureFixture() makes them when convergence did not run.
+ * - At most one operator without leader election runs against a namespace at a time: a scenario
+ *   stops every operator it starts before it returns (also on failure).
+ * - freshCluster() replaces the local cluster by an empty one when this run owns it (then ctx.kube,
+ *   the fixture and the leftovers are renewed, the CRD is installed again and the API server warmed up
+ *   with one request of each kind the measurements send) and resolves true; on any
+ *   other cluster it does nothing and resolves false. Scenarios read ctx.kube at each use.
+ * - settle() waits until the local API server is nearly idle (below 20% of a core over 1 s, at most
+ *   30 s), so background work of one measurement does not leak into the next.
+ */
+import { createKubeClient } from "../../src/kube/client.ts";
+import type { KubeClient } from "../../src/kube/types.ts";
+import type { BenchCluster } from "./_cluster.ts";
+import type { BenchOptions } from "./_options.ts";
+import { ensureCrd, warmUp } from "./_kube.ts";
+import { spawnOperator, type BenchOperator } from "./_operator.ts";
+import { cpuMeter, cpuSeconds, type CpuMeter } from "./_proc.ts";
+
+export interface Table {
+  caption?: string;
+  /** Leading columns aligned left (text); the rest are numbers, aligned right. Default 1. */
+  left?: number;
+  head: string[];
+  rows: string[][];
+}
+
+export type Verdict = "met" | "missed" | "not measured" | "no goal";
+
+export interface Section {
+  id: string;
+  title: string;
+  /** The issue's goal, in words. */
+  goal?: string;
+  verdict: Verdict;
+  /** The figure(s) that matter, for the summary table. */
+  headline: string;
+  /** The scenario threw: the report shows the error and the run exits non-zero. */
+  failed?: boolean;
+  tables: Table[];
+  notes: string[];
+}
+
+export interface Fixture {
+  namespace: string;
+  floorNamespace: string;
+  n: number;
+  image: string;
+}
+
+export interface Context {
+  opts: BenchOptions;
+  /** Replaced by freshCluster(): read it at each use. */
+  kube: KubeClient;
+  cluster: BenchCluster;
+  log(line: string): void;
+  fixture?: Fixture;
+  /** Extra things to delete at the end (namespaces of external clusters). */
+  leftovers: string[];
+  meter(pids: Record<string, number | undefined>): Promise<CpuMeter>;
+  settle(): Promise<void>;
+  freshCluster(): Promise<boolean>;
+  /** Starts an operator for `namespace` with leader election off unless `args` say otherwise. */
+  operator(namespace: string, args?: string[], profileDir?: string): Promise<BenchOperator>;
+  /** Stops every operator started through ctx.operator() that still runs. */
+  stopOperators(): Promise<void>;
+}
+
+export function createContext(opts: BenchOptions, kube: KubeClient, cluster: BenchCluster, log: (line: string) => void): Context {
+  const running = new Set<BenchOperator>();
+  const ctx: Context = {
+    opts,
+    kube,
+    cluster,
+    log,
+    leftovers: [],
+    async meter(pids) {
+      return cpuMeter({ ...pids, ...(await cluster.controlPlanePids()) });
+    },
+    async settle() {
+      const pid = (await cluster.controlPlanePids())["kube-apiserver"];
+      if (pid === undefined) return Bun.sleep(2000);
+      const deadline = performance.now() + 30_000;
+      while (performance.now() < deadline) {
+        const a = cpuSeconds(pid) ?? 0;
+        await Bun.sleep(1000);
+        if ((cpuSeconds(pid) ?? 0) - a < 0.2) return;
+      }
+    },
+    async freshCluster() {
+      if (!cluster.canReset) return false;
+      await ctx.stopOperators();
+      const t = performance.now();
+      await cluster.reset();
+      ctx.kube = createKubeClient({ kubeconfig: cluster.kubeconfig });
+      await ensureCrd(ctx.kube);
+      await warmUp(ctx.kube);
+      delete ctx.fixture;
+      ctx.leftovers.length = 0;
+      log(`  fresh cluster in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      return true;
+    },
+    async operator(namespace, args = [], profileDir) {
+      const withLe = args.some((a) => a.startsWith("--leader-elect"));
+      const op = await spawnOperator({
+        kubeconfig: cluster.kubeconfig,
+        args: ["--namespaces", namespace, "--concurrency", String(opts.concurrency), ...(withLe ? [] : ["--leader-elect=false"]), ...args],
+        ...(profileDir ? { profileDir } : {}),
+      });
+      running.add(op);
+      const stop = op.stop.bind(op);
+      op.stop = async (signal) => {
+        const code = await stop(signal);
+        running.delete(op);
+        return code;
+      };
+      return op;
+    },
+    async stopOperators() {
+      await Promise.all([...running].map((op) => op.stop("SIGKILL")));
+    },
+  };
+  return ctx;
+}

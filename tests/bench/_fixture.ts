@@ -1,0 +1,51 @@
+/**
+ * The shared fixture: a namespace of N converged WebApps and a floor namespace with the same
+ * Deployments and Services and no WebApps (see Context.fixture).
+ *
+ * Properties:
+ * - ensureFixture() returns ctx.fixture when convergence left one of the wanted size; otherwise it
+ *   builds one (an operator converges the WebApps and is stopped again; the floor objects are applied
+ *   directly) and waits until every WebApp and every floor Deployment is Available. Nothing is timed.
+ */
+import type { Context, Fixture } from "./_context.ts";
+import {
+  applyFloor, appNames, createNamespace, DEPLOYMENT_RESOURCE, deploymentAvailable, floorObjects, image, pool, SERVICE_RESOURCE,
+  WEBAPP_RESOURCE, webappAvailable, webappObject,
+} from "./_kube.ts";
+import { fixtureSize } from "./_options.ts";
+import { createTracker } from "./_tracker.ts";
+
+export async function ensureFixture(ctx: Context): Promise<Fixture> {
+  const n = fixtureSize(ctx.opts);
+  if (ctx.fixture && ctx.fixture.n === n) return ctx.fixture;
+  ctx.log(`preparing ${n} converged WebApps (and the same objects without WebApps for the floor)`);
+  const namespace = await createNamespace(ctx.kube, "fixture");
+  const floorNamespace = await createNamespace(ctx.kube, "fixture-floor");
+  ctx.leftovers.push(namespace, floorNamespace);
+  const img = image("v1");
+  const names = appNames(n);
+  const webapps = createTracker(ctx.kube, WEBAPP_RESOURCE, namespace);
+  const floor = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, floorNamespace);
+  await Promise.all([webapps.start(), floor.start()]);
+  const op = await ctx.operator(namespace);
+  try {
+    await op.waitReady();
+    await pool(names, ctx.opts.clientConcurrency, (name) => ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)));
+    await pool(names, ctx.opts.concurrency, async (name) => {
+      const o = floorObjects(name, floorNamespace, img);
+      await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
+      await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
+    });
+    const timeout = 120_000 + n * 300;
+    await Promise.all([
+      webapps.until(n, webappAvailable, timeout, `${n} fixture WebApps to be Available`),
+      floor.until(n, deploymentAvailable, timeout, `${n} floor Deployments to be Available`),
+    ]);
+  } finally {
+    webapps.stop();
+    floor.stop();
+    await op.stop();
+  }
+  ctx.fixture = { namespace, floorNamespace, n, image: img };
+  return ctx.fixture;
+}

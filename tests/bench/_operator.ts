@@ -1,0 +1,152 @@
+/**
+ * One operator process for a benchmark: `devctl operator run` from a private copy of dist/devctl (or,
+ * when profiling, the sources under `bun --cpu-prof-md`), on a free loopback port, with its own
+ * /metrics read back.
+ *
+ * Properties:
+ * - `spawnedAt` is taken immediately before the spawn, so `waitReady()` measures process start to
+ *   /readyz 200 (polled every 5 ms: the poll adds at most that much).
+ * - Counters come from the operator's own /metrics (rest_client_requests_total and friends); CPU and
+ *   RSS from /proc, so they work even when the metrics endpoint is busy.
+ * - `stop()` sends a signal and waits for the exit; `kill()` is SIGKILL. Output is kept for errors.
+ */
+import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { cpuSeconds, rssBytes } from "./_proc.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+export const DEVCTL = resolve(ROOT, "dist/devctl");
+/** The executable every benchmark process runs: a private copy of dist/devctl (see useBinary). */
+export let binary = DEVCTL;
+
+/**
+ * Copies dist/devctl to `dir` and runs that copy from now on, so a rebuild of dist/devctl by someone
+ * else during the run cannot change what is measured halfway through.
+ */
+export function useBinary(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const copy = resolve(dir, "devctl");
+  copyFileSync(DEVCTL, copy);
+  chmodSync(copy, 0o755);
+  binary = copy;
+  return copy;
+}
+
+export interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface BenchOperator {
+  pid: number;
+  spawnedAt: number;
+  url: string;
+  logs(): string;
+  exited(): boolean;
+  /** ms from spawn until /readyz answered 200. */
+  waitReady(timeoutMs?: number): Promise<number>;
+  scrape(): Promise<Map<string, Sample[]>>;
+  cpuSeconds(): number | undefined;
+  rssBytes(): number | undefined;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export interface OperatorSpawnOptions {
+  kubeconfig: string;
+  args: string[];
+  /** Run the sources under `bun --cpu-prof-md` and write the profile (on exit) into this directory. */
+  profileDir?: string;
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export function parseMetrics(text: string): Map<string, Sample[]> {
+  const families = new Map<string, Sample[]>();
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[3] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] as string] = l[2] as string;
+    const list = families.get(m[1] as string) ?? [];
+    list.push({ labels, value: Number(m[4]) });
+    families.set(m[1] as string, list);
+  }
+  return families;
+}
+
+/** Sum of a family's samples whose labels match every given label. */
+export function total(metrics: Map<string, Sample[]>, name: string, match: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const s of metrics.get(name) ?? []) if (Object.entries(match).every(([k, v]) => s.labels[k] === v)) sum += s.value;
+  return sum;
+}
+
+/** rest_client_requests_total summed per HTTP method. */
+export function requestsByMethod(metrics: Map<string, Sample[]>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of metrics.get("rest_client_requests_total") ?? []) {
+    const method = s.labels.method ?? "?";
+    out[method] = (out[method] ?? 0) + s.value;
+  }
+  return out;
+}
+
+export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOperator> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const runArgs = [
+    "operator", "run", "--kubeconfig", opts.kubeconfig,
+    "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`,
+    "--log-format", "json", "--log-level", "warn", ...opts.args,
+  ];
+  const argv = opts.profileDir
+    ? [process.execPath, "--cpu-prof-md", `--cpu-prof-dir=${opts.profileDir}`, resolve(ROOT, "src/main.ts"), ...runArgs]
+    : [binary, ...runArgs];
+  let out = "";
+  const spawnedAt = performance.now();
+  const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    const d = new TextDecoder();
+    for await (const c of s) out = (out + d.decode(c, { stream: true })).slice(-200_000);
+  };
+  void drain(proc.stdout as ReadableStream<Uint8Array>);
+  void drain(proc.stderr as ReadableStream<Uint8Array>);
+  const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+
+  return {
+    pid: proc.pid,
+    spawnedAt,
+    url,
+    logs: () => out,
+    exited,
+    async waitReady(timeoutMs = 60_000) {
+      const deadline = spawnedAt + timeoutMs;
+      while (performance.now() < deadline) {
+        if (exited()) throw new Error(`the operator exited (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${out.slice(-3000)}`);
+        const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 200, () => false);
+        if (ok) return performance.now() - spawnedAt;
+        await Bun.sleep(5);
+      }
+      throw new Error(`the operator was not ready within ${timeoutMs} ms:\n${out.slice(-3000)}`);
+    },
+    async scrape() {
+      const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+      return parseMetrics(await res.text());
+    },
+    cpuSeconds: () => cpuSeconds(proc.pid),
+    rssBytes: () => rssBytes(proc.pid),
+    async stop(signal = "SIGTERM") {
+      if (!exited()) proc.kill(signal);
+      const timer = setTimeout(() => !exited() && proc.kill("SIGKILL"), 40_000);
+      const code = await proc.exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}

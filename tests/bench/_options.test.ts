@@ -1,0 +1,30 @@
+import { expect, test } from "bun:test";
+import { OptionsError, parseOptions, SCENARIOS } from "./_options.ts";
+
+test("without flags every scenario runs at the issue's sizes and the report goes to BENCHMARKS.md", () => {
+  const o = parseOptions([], "/repo");
+  expect(o.scenarios).toEqual([...SCENARIOS]);
+  expect(o.sizes).toEqual([100, 1000]);
+  expect(o.memoryLarge).toBe(10_000);
+  expect(o.healTrials).toBeGreaterThanOrEqual(100);
+  expect(o.out).toBe("/repo/BENCHMARKS.md");
+});
+
+test("--quick shrinks the sizes and writes no report file unless --out is given", () => {
+  const o = parseOptions(["--quick"], "/repo");
+  expect(Math.max(...o.sizes)).toBeLessThan(1000);
+  expect(o.out).toBeUndefined();
+  expect(parseOptions(["--quick", "--out", "x.md"], "/repo").out).toBe("x.md");
+});
+
+test("explicit flags win over --quick, in either order, with or without '='", () => {
+  expect(parseOptions(["--n", "500", "--quick"], "/r").sizes).toEqual([100, 500]);
+  expect(parseOptions(["--quick", "--n=50"], "/r").sizes).toEqual([50]);
+  expect(parseOptions(["--scenario", "heal,startup", "--scenario=heal"], "/r").scenarios).toEqual(["heal", "startup"]);
+});
+
+test("an unknown scenario or a bad number is an error naming what is accepted", () => {
+  expect(() => parseOptions(["--scenario", "speed"], "/r")).toThrow(/choose from convergence/);
+  expect(() => parseOptions(["--n", "ten"], "/r")).toThrow(OptionsError);
+  expect(() => parseOptions(["--frobnicate"], "/r")).toThrow(/unknown option/);
+});

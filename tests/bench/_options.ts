@@ -1,0 +1,134 @@
+/**
+ * Command-line options of `npm run bench` (tests/bench/run.ts). Pure.
+ *
+ * Properties:
+ * - Defaults are the full run the issue asks for (N = 100 and 1,000, 3 repeats, 100 heal trials,
+ *   10,000 WebApps for memory); --quick shrinks every size for a smoke run of a few minutes, and
+ *   explicit flags win over both.
+ * - --scenario takes names from SCENARIOS, comma-separated or repeated; unknown names and bad numbers
+ *   are errors that say what is accepted.
+ * - The report goes to BENCHMARKS.md at the repository root on a full run; a --quick run writes it only
+ *   with --out (it always prints it).
+ */
+
+export const SCENARIOS = ["convergence", "steady", "memory", "heal", "startup", "failover", "update"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  quick: boolean;
+  scenarios: ScenarioName[];
+  /** Convergence sizes; the largest one also sizes the shared fixture (steady, startup, heal, update). */
+  sizes: number[];
+  /** WebApps for the large memory point. */
+  memoryLarge: number;
+  /** Let the operator create the large point's children itself (slow: ~10 min for 10,000 here). */
+  memoryFromScratch: boolean;
+  repeats: number;
+  healTrials: number;
+  startups: number;
+  failovers: number;
+  /** The operator's --concurrency, and the floor client's parallelism. */
+  concurrency: number;
+  /** Parallel requests the bench uses to create or change WebApps. */
+  clientConcurrency: number;
+  profile: boolean;
+  build: boolean;
+  /** Where the report is written; undefined: only printed. */
+  out?: string;
+}
+
+export const USAGE = `usage: npm run bench -- [options]   (or: bun run tests/bench/run.ts [options])
+  --quick              small sizes, one repeat: a smoke run of a few minutes (prints the report; writes it only with --out)
+  --scenario NAME      run only these (comma-separated or repeated): ${SCENARIOS.join(", ")}
+  --n N                largest convergence size and size of the shared fixture (default 1000; --quick 100)
+  --memory-n N         WebApps for the large memory point (default 10000; --quick 300)
+  --memory-from-scratch  the operator creates the large point's Deployments and Services itself (slow; default: the bench pre-creates them)
+  --repeats R          repeats per convergence and update measurement (default 3; --quick 1)
+  --heal-trials T      heal trials (default 100; --quick 20)
+  --concurrency C      operator --concurrency and floor parallelism (default 4, the operator's default)
+  --profile            also run one convergence of N with the operator under bun --cpu-prof-md and summarise it
+  --no-build           use dist/devctl as it is (default: npm run build first)
+  --out FILE           where to write the report (default BENCHMARKS.md at the repository root; none with --quick)`;
+
+export class OptionsError extends Error {}
+
+export function parseOptions(argv: readonly string[], repoRoot: string): BenchOptions {
+  const quick = argv.includes("--quick");
+  const o: BenchOptions = {
+    quick,
+    scenarios: [],
+    sizes: quick ? [20, 100] : [100, 1000],
+    memoryLarge: quick ? 300 : 10_000,
+    memoryFromScratch: false,
+    repeats: quick ? 1 : 3,
+    healTrials: quick ? 20 : 100,
+    startups: quick ? 2 : 5,
+    failovers: quick ? 1 : 3,
+    concurrency: 4,
+    clientConcurrency: 16,
+    profile: false,
+    build: true,
+    ...(quick ? {} : { out: `${repoRoot}/BENCHMARKS.md` }),
+  };
+  const int = (flag: string, v: string | undefined, min: number): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new OptionsError(`${flag} needs a whole number >= ${min} (got ${v === undefined ? "nothing" : JSON.stringify(v)})`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const [flag, inline] = a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case "--quick":
+        break;
+      case "--scenario":
+      case "--scenarios":
+        for (const name of (value() ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+          if (!(SCENARIOS as readonly string[]).includes(name)) throw new OptionsError(`unknown scenario "${name}": choose from ${SCENARIOS.join(", ")}`);
+          if (!o.scenarios.includes(name as ScenarioName)) o.scenarios.push(name as ScenarioName);
+        }
+        break;
+      case "--n": {
+        const n = int("--n", value(), 2);
+        o.sizes = n > 100 ? [100, n] : [n];
+        break;
+      }
+      case "--memory-n":
+        o.memoryLarge = int("--memory-n", value(), 1);
+        break;
+      case "--memory-from-scratch":
+        o.memoryFromScratch = true;
+        break;
+      case "--repeats":
+        o.repeats = int("--repeats", value(), 1);
+        break;
+      case "--heal-trials":
+        o.healTrials = int("--heal-trials", value(), 1);
+        break;
+      case "--concurrency":
+        o.concurrency = int("--concurrency", value(), 1);
+        break;
+      case "--profile":
+        o.profile = true;
+        break;
+      case "--no-build":
+        o.build = false;
+        break;
+      case "--out":
+        o.out = value();
+        if (!o.out) throw new OptionsError("--out needs a file name");
+        break;
+      case "--help":
+      case "-h":
+        throw new OptionsError(USAGE);
+      default:
+        throw new OptionsError(`unknown option "${a}"\n${USAGE}`);
+    }
+  }
+  if (o.scenarios.length === 0) o.scenarios = [...SCENARIOS];
+  return o;
+}
+
+/** The size of the shared fixture: the largest convergence size. */
+export const fixtureSize = (o: BenchOptions): number => Math.max(...o.sizes);

@@ -1,0 +1,77 @@
+import { expect, test } from "bun:test";
+import type { Section } from "./_context.ts";
+import { parseMetrics, requestsByMethod, total } from "./_operator.ts";
+import { hotFunctions } from "./_profile.ts";
+import { ANALYSIS_END, ANALYSIS_START, cpuRows, render, type RunInfo } from "./_report.ts";
+
+const info: RunInfo = {
+  date: "2026-01-01T00:00:00Z",
+  machine: { cores: 2, memory: "24 GiB", cpu: "AMD EPYC", kernel: "6.1" },
+  versions: { bun: "1.4.5", kubernetes: "v1.36.3", devctl: "0.1.0 (commit abc)" },
+  cluster: "local",
+  command: "npm run bench",
+  loadBefore: "1 1 1",
+  loadAfter: "2 2 2",
+  machineBusy: 0.5,
+  durationSeconds: 60,
+};
+const section: Section = { id: "heal", title: "4. Heal latency", goal: "p99 < 1 s", verdict: "met", headline: "p99 40 ms", tables: [{ head: ["a", "b"], rows: [["x", "1"]] }], notes: ["a note"] };
+
+test("a rerun keeps the hand-written analysis of the previous report and refreshes everything else", () => {
+  const previous = `old numbers\n${ANALYSIS_START}\nThe API server is the bottleneck.\n${ANALYSIS_END}\nmore old numbers`;
+  const md = render(info, [section], previous);
+  expect(md).toContain("The API server is the bottleneck.");
+  expect(md).not.toContain("old numbers");
+  expect(md).toContain("| [4. Heal latency](#4-heal-latency) | p99 < 1 s | p99 40 ms | **met** |");
+  expect(md).toContain("- a note");
+});
+
+test("the report names the machine, the versions and how busy the machine was", () => {
+  const md = render(info, [section], undefined);
+  expect(md).toContain("2 cores (AMD EPYC), 24 GiB memory");
+  expect(md).toContain("Bun 1.4.5, Kubernetes v1.36.3");
+  expect(md).toContain("50% busy");
+});
+
+test("CPU rows attribute what the named processes did not use to the rest of the machine", () => {
+  const rows = cpuRows({ wallSeconds: 10, byProcess: { operator: 1, "kube-apiserver": 9 }, machineBusy: 15, machineCapacity: 20 });
+  expect(rows[0]).toEqual(["kube-apiserver", "9.00", "0.90"]);
+  expect(rows[2]).toEqual(["everything else on the machine", "5.00", "0.50"]);
+  expect(rows[3]?.[2]).toContain("75% busy");
+});
+
+test("metrics text is summed per family and label, and requests per method", () => {
+  const m = parseMetrics([
+    "# HELP rest_client_requests_total x",
+    'rest_client_requests_total{code="200",method="GET",host="h"} 7',
+    'rest_client_requests_total{code="201",method="PATCH",host="h"} 2',
+    'rest_client_requests_total{code="409",method="PATCH",host="h"} 1',
+    'controller_runtime_reconcile_total{controller="webapp",result="success"} 5',
+    "process_resident_memory_bytes 1.5e+07",
+  ].join("\n"));
+  expect(requestsByMethod(m)).toEqual({ GET: 7, PATCH: 3 });
+  expect(total(m, "rest_client_requests_total", { code: "409" })).toBe(1);
+  expect(total(m, "process_resident_memory_bytes")).toBe(15_000_000);
+});
+
+test("a bun --cpu-prof-md profile yields its hot functions with source paths shortened to src/", () => {
+  const md = [
+    "| Duration | Samples | Interval | Functions |",
+    "|----------|---------|----------|----------|",
+    "| 96.34s | 2812 | 1.0ms | 552 |",
+    "",
+    "## Hot Functions (Self Time)",
+    "",
+    "| Self% | Self | Total% | Total | Function | Location |",
+    "|------:|-----:|-------:|------:|----------|----------|",
+    "| 30.7% | 29.66s | 30.7% | 29.66s | `fetch` | `[native code]` |",
+    "| 1.0% | 964.9ms | 1.0% | 964.9ms | `async json` | `/work/main/src/kube/transport.ts:102` |",
+    "",
+  ].join("\n");
+  const p = hotFunctions(md, 5);
+  expect(p.summary).toBe("96.34s, 2812, 1.0ms, 552");
+  expect(p.rows).toEqual([
+    ["30.7%", "29.66s", "`fetch`", "`[native code]`"],
+    ["1.0%", "964.9ms", "`async json`", "`src/kube/transport.ts:102`"],
+  ]);
+});

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench`: every benchmark scenario of the operator against a real cluster, then BENCHMARKS.md.
+ *
+ * 1. builds dist/devctl (unless --no-build): the compiled executable is what is measured;
+ * 2. uses DEVCTL_TEST_KUBECONFIG if set, else the local control plane (respecting
+ *    DEVCTL_CLUSTER_DIR), started here if needed and stopped afterwards if this run started it;
+ * 3. runs the scenarios in dependency order (convergence leaves the converged fixture that steady,
+ *    startup, heal and update reuse), each bounded by its own timeouts; a failed scenario is reported
+ *    as "not measured" with its error and the others still run;
+ * 4. writes the report (see _report.ts) and prints it; progress goes to stderr.
+ * Options: see _options.ts (USAGE), e.g. `npm run bench -- --quick`, `--scenario heal --n 1000`.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, totalmem } from "node:os";
+import { dirname, resolve } from "node:path";
+import { createKubeClient } from "../../src/kube/client.ts";
+import { acquireCluster, type BenchCluster } from "./_cluster.ts";
+import { createContext, type Context, type Section } from "./_context.ts";
+import { ensureCrd, NAMESPACES, warmUp } from "./_kube.ts";
+import { binary, DEVCTL, useBinary } from "./_operator.ts";
+import { OptionsError, parseOptions, SCENARIOS, type ScenarioName } from "./_options.ts";
+import { loadAverage, machineCpu } from "./_proc.ts";
+import { render } from "./_report.ts";
+import { convergence } from "./scenarios/convergence.ts";
+import { failover } from "./scenarios/failover.ts";
+import { heal } from "./scenarios/heal.ts";
+import { memory } from "./scenarios/memory.ts";
+import { startup } from "./scenarios/startup.ts";
+import { steady } from "./scenarios/steady.ts";
+import { update } from "./scenarios/update.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const started = performance.now();
+const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}s] ${line}\n`);
+
+const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = { convergence, steady, memory, heal, startup, failover, update };
+/** Execution order: convergence first (it leaves the fixture), memory last (10,000 WebApps load the cluster most). */
+const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
+
+let opts;
+try {
+  opts = parseOptions(process.argv.slice(2), ROOT);
+} catch (e) {
+  if (!(e instanceof OptionsError)) throw e;
+  process.stderr.write(`${e.message}\n`);
+  process.exit(2);
+}
+
+if (opts.build) {
+  log("building dist/devctl");
+  const b = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+  if (b.exitCode !== 0) process.exit(1);
+}
+if (!existsSync(DEVCTL)) {
+  process.stderr.write(`${DEVCTL} does not exist: run \`npm run build\` (or drop --no-build)\n`);
+  process.exit(1);
+}
+
+const copy = useBinary(`${tmpdir()}/devctl-bench-${process.pid}`);
+log(`measuring a private copy of dist/devctl: ${copy}`);
+const version = Bun.spawnSync([binary, "--version"]).stdout.toString().trim().replace(/^devctl /, "");
+const cluster: BenchCluster = await acquireCluster(log);
+const kube = createKubeClient({ kubeconfig: cluster.kubeconfig });
+const ctx = createContext(opts, kube, cluster, log);
+let interrupted = false;
+process.on("SIGINT", () => {
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  log("interrupted: stopping operators and cleaning up");
+  void cleanup().finally(() => process.exit(130));
+});
+
+async function cleanup(): Promise<void> {
+  await ctx.stopOperators();
+  if (!cluster.stopsOnRelease) {
+    for (const ns of ctx.leftovers) await ctx.kube.delete(NAMESPACES, ns).catch(() => {});
+    if (ctx.leftovers.length) log(`deleting the namespaces this run created: ${ctx.leftovers.join(", ")} (not waiting)`);
+  }
+  await cluster.release();
+  rmSync(dirname(binary), { recursive: true, force: true });
+}
+
+const sections = new Map<ScenarioName, Section>();
+const loadBefore = loadAverage();
+const cpu0 = machineCpu();
+let kubernetes = "unknown";
+try {
+  kubernetes = (await kube.raw<{ gitVersion: string }>("GET", "/version")).gitVersion;
+  await ensureCrd(kube);
+  await warmUp(kube);
+  for (const name of ORDER.filter((s) => opts.scenarios.includes(s))) {
+    log(`== ${name}`);
+    const t = performance.now();
+    try {
+      sections.set(name, await RUNNERS[name](ctx));
+    } catch (e) {
+      log(`${name} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      sections.set(name, { id: name, title: name, verdict: "not measured", headline: "failed", failed: true, tables: [], notes: [`This scenario failed: ${e instanceof Error ? e.message : String(e)}`] });
+    } finally {
+      await ctx.stopOperators();
+    }
+    log(`== ${name} done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+  }
+} finally {
+  await cleanup();
+}
+
+const cpu1 = machineCpu();
+const report = render(
+  {
+    date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    machine: { cores: cpus().length, memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`, cpu: cpus()[0]?.model ?? "unknown", kernel: release() },
+    versions: { bun: Bun.version, kubernetes, devctl: version },
+    cluster: cluster.description,
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
+    loadBefore,
+    loadAfter: loadAverage(),
+    machineBusy: (cpu1.busy - cpu0.busy) / Math.max(1e-9, cpu1.total - cpu0.total),
+    durationSeconds: (performance.now() - started) / 1000,
+  },
+  SCENARIOS.flatMap((s) => sections.get(s) ?? []),
+  opts.out && existsSync(opts.out) ? readFileSync(opts.out, "utf8") : undefined,
+);
+process.stdout.write(report);
+if (opts.out) {
+  writeFileSync(opts.out, report);
+  log(`wrote ${opts.out}`);
+}
+log(`finished in ${((performance.now() - started) / 60_000).toFixed(1)} min`);
+process.exit([...sections.values()].some((s) => s.failed) ? 1 : 0);

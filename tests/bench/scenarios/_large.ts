@@ -1,0 +1,152 @@
+/**
+ * The large memory point: a namespace of `n` WebApps with their Deployments and Services, and the
+ * operator's RSS over it.
+ *
+ * Properties:
+ * - The namespace has a ResourceQuota of 0 ReplicaSets (no ReplicaSets, no Pods: see memory.ts).
+ * - fromScratch=false (default): the benchmark creates the WebApps, then their Deployments and Services
+ *   with the operator's own pure builders and field manager, owner references included; then an
+ *   operator starts and works through them (its first pass only writes statuses). The Services are
+ *   headless (clusterIP None, a field the operator does not own): allocating 10,000 ClusterIPs costs this
+ *   API server O(Services) each, i.e. about ten minutes. This keeps the point within the run's time
+ *   budget; converging 10,000 from scratch (--memory-from-scratch) takes the operator 10+ minutes here.
+ * - fromScratch=true: an operator runs while the WebApps are created and creates every child itself
+ *   (bounded: whatever it cached after 10 minutes is what is measured, and the report says how many).
+ * - Either way: peak RSS of that operator (sampled every second), its RSS 5 s after its queue drained,
+ *   then a fresh operator's start → ready and RSS 5 s after its first pass.
+ */
+import { desiredDeployment, desiredService } from "../../../src/operator/desired.ts";
+import { FIELD_MANAGER } from "../../../src/operator/reconciler.ts";
+import type { WebApp } from "../../../src/api/webapp.ts";
+import type { KubeObject } from "../../../src/kube/types.ts";
+import type { Context } from "../_context.ts";
+import {
+  appNames, createNamespace, DEPLOYMENT_RESOURCE, image, PORT, pool, RESOURCE_QUOTAS, SERVICE_RESOURCE, WEBAPP_RESOURCE, webappObject,
+} from "../_kube.ts";
+import { requestsByMethod, total, type BenchOperator } from "../_operator.ts";
+import { fmtMiB, fmtMs } from "../_stats.ts";
+import { createTracker } from "../_tracker.ts";
+
+export async function reconciledAll(op: BenchOperator, n: number, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (total(await op.scrape(), "controller_runtime_reconcile_total") >= n) return true;
+    await Bun.sleep(200);
+  }
+  return false;
+}
+
+async function drained(op: BenchOperator, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const m = await op.scrape();
+    if (total(m, "workqueue_depth") === 0 && total(m, "controller_runtime_active_workers") === 0) return;
+    await Bun.sleep(500);
+  }
+}
+
+/** A fresh operator over `namespace`: RSS 5 s after its first pass, and its start → ready time. */
+export async function freshRss(ctx: Context, namespace: string, n: number): Promise<{ rss: number; readyMs: number; passed: boolean }> {
+  const op = await ctx.operator(namespace);
+  try {
+    const readyMs = await op.waitReady(120_000);
+    const passed = n === 0 || (await reconciledAll(op, n, 60_000 + n * 20));
+    await Bun.sleep(5000);
+    return { rss: op.rssBytes() ?? Number.NaN, readyMs, passed };
+  } finally {
+    await op.stop();
+  }
+}
+
+export interface LargePoint {
+  fromScratch: boolean;
+  cached: { webapps: number; deployments: number; services: number };
+  /** Benchmark's own creates (pre-created path). */
+  createMs: number;
+  /** The operator's work: its first pass (pre-created) or creating every child (from scratch). */
+  workMs: number;
+  firstPass: { posts: number; patches: number };
+  peak: number;
+  drained: number;
+  fresh: { rss: number; readyMs: number; passed: boolean };
+}
+
+async function quotaNamespace(ctx: Context, n: number): Promise<string> {
+  const ns = await createNamespace(ctx.kube, `memory${n}`);
+  ctx.leftovers.push(ns);
+  await ctx.kube.create(RESOURCE_QUOTAS, { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "no-replicasets", namespace: ns }, spec: { hard: { "count/replicasets.apps": "0" } } });
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    const q = await ctx.kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(RESOURCE_QUOTAS, "no-replicasets", ns);
+    if (q.status?.hard) break;
+    await Bun.sleep(200);
+  }
+  return ns;
+}
+
+export async function largePoint(ctx: Context, n: number, fromScratch: boolean): Promise<LargePoint> {
+  const ns = await quotaNamespace(ctx, n);
+  const names = appNames(n);
+  const cc = ctx.opts.clientConcurrency;
+  const budgetMs = ctx.opts.quick ? 120_000 : 600_000;
+  const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, ns);
+  const services = createTracker(ctx.kube, SERVICE_RESOURCE, ns);
+  await Promise.all([deployments.start(), services.start()]);
+  let createMs = 0;
+  const webapps: WebApp[] = [];
+  const createWebApps = () => pool(names, cc, async (name) => {
+    const wa = await ctx.kube.create<KubeObject>(WEBAPP_RESOURCE, webappObject(name, ns, image("v1")));
+    webapps.push({ metadata: { name, namespace: ns, uid: wa.metadata.uid as string }, spec: { image: image("v1"), replicas: 1, port: PORT } });
+    if (webapps.length % 2000 === 0) ctx.log(`  ${webapps.length} WebApps created, ${deployments.size()} Deployments so far`);
+  });
+  if (!fromScratch) {
+    ctx.log(`memory: creating ${n} WebApps and their Deployments and Services (operator's builders; ReplicaSets blocked by quota)`);
+    const t = performance.now();
+    await createWebApps();
+    await pool(webapps, cc, async (wa) => {
+      await ctx.kube.apply(DEPLOYMENT_RESOURCE, desiredDeployment(wa), { fieldManager: FIELD_MANAGER });
+      const svc = desiredService(wa);
+      await ctx.kube.apply(SERVICE_RESOURCE, { ...svc, spec: { ...svc.spec, clusterIP: "None" } }, { fieldManager: FIELD_MANAGER });
+    });
+    createMs = performance.now() - t;
+    ctx.log(`  created in ${fmtMs(createMs)}; starting the operator over them`);
+  }
+  const op = await ctx.operator(ns);
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, op.rssBytes() ?? 0)), 1000);
+  let workMs = Number.NaN;
+  let firstPass = { posts: 0, patches: 0 };
+  let drainedRss = Number.NaN;
+  try {
+    await op.waitReady(120_000);
+    const t0 = performance.now();
+    if (fromScratch) {
+      ctx.log(`memory: creating ${n} WebApps, up to ${budgetMs / 60_000} min for the operator to create their children (ReplicaSets blocked by quota)`);
+      const children = Promise.all([
+        deployments.until(n, () => true, budgetMs, `${n} Deployments`),
+        services.until(n, () => true, budgetMs, `${n} Services`),
+      ]);
+      await createWebApps();
+      const done = await children.then((ts) => Math.max(...ts), () => undefined);
+      workMs = (done ?? Number.NaN) - t0;
+    } else {
+      await reconciledAll(op, n, budgetMs);
+      workMs = performance.now() - t0;
+    }
+    await drained(op, 120_000);
+    const reqs = requestsByMethod(await op.scrape());
+    firstPass = { posts: reqs.POST ?? 0, patches: reqs.PATCH ?? 0 };
+    await Bun.sleep(5000);
+    drainedRss = op.rssBytes() ?? Number.NaN;
+  } finally {
+    clearInterval(sampler);
+    deployments.stop();
+    services.stop();
+    await op.stop();
+  }
+  const cached = { webapps: webapps.length, deployments: deployments.size(), services: services.size() };
+  ctx.log(`memory: ${cached.webapps} WebApps: work took ${fmtMs(workMs)}, peak ${fmtMiB(peak)}, drained ${fmtMiB(drainedRss)}; now a fresh operator over them`);
+  const fresh = await freshRss(ctx, ns, cached.webapps);
+  ctx.log(`  fresh: ready after ${fmtMs(fresh.readyMs)}, RSS ${fmtMiB(fresh.rss)}`);
+  return { fromScratch, cached, createMs, workMs, firstPass, peak, drained: drainedRss, fresh };
+}

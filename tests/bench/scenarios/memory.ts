@@ -1,0 +1,64 @@
+/**
+ * Scenario 3, memory: operator RSS (VmRSS from /proc) idle, with the fixture's N WebApps cached, and
+ * with `memoryLarge` (10,000) WebApps cached. Goals: <= 64 MiB idle, <= 150 MiB at 10,000.
+ *
+ * - idle: an operator over an empty namespace, 5 s after it is ready.
+ * - N: a fresh operator over the fixture's converged WebApps, 5 s after its first pass.
+ * - large: see _large.ts (the objects are created by the benchmark with the operator's own builders,
+ *   or with --memory-from-scratch by the operator itself); the operator that worked through them
+ *   (peak while working, 5 s after its queue drained) and a fresh one (5 s after its first pass).
+ */
+import type { Context, Section } from "../_context.ts";
+import { ensureFixture } from "../_fixture.ts";
+import { createNamespace } from "../_kube.ts";
+import { fmtMiB, fmtMs, median, spread } from "../_stats.ts";
+import { freshRss, largePoint } from "./_large.ts";
+
+const MiB = 1024 * 1024;
+
+export async function memory(ctx: Context): Promise<Section> {
+  const starts = ctx.opts.quick ? 1 : 3;
+  const empty = await createNamespace(ctx.kube, "memory-idle");
+  ctx.leftovers.push(empty);
+  const idle: number[] = [];
+  for (let i = 0; i < starts; i++) idle.push((await freshRss(ctx, empty, 0)).rss);
+  ctx.log(`memory: idle ${fmtMiB(median(idle))}`);
+
+  const fx = await ensureFixture(ctx);
+  const mid: number[] = [];
+  for (let i = 0; i < starts; i++) mid.push((await freshRss(ctx, fx.namespace, fx.n)).rss);
+  ctx.log(`memory: ${fx.n} cached ${fmtMiB(median(mid))}`);
+
+  const big = await largePoint(ctx, ctx.opts.memoryLarge, ctx.opts.memoryFromScratch);
+  const bigRss = Math.max(big.drained, big.fresh.rss);
+  const idleOk = median(idle) <= 64 * MiB;
+  const bigOk = bigRss <= 150 * MiB;
+  const how = big.fromScratch
+    ? `the operator created their ${big.cached.deployments} Deployments and ${big.cached.services} Services itself, in ${fmtMs(big.workMs)}`
+    : `the benchmark created them (${fmtMs(big.createMs)}) with the operator's own builders (desiredDeployment/desiredService, same field manager, owner references to the WebApps; the Services headless, because allocating a ClusterIP costs this API server O(number of Services), about ten minutes for 10,000), so the operator found its children in place; its first pass took ${fmtMs(big.workMs)}, with ${big.firstPass.posts} event POST(s) (each create or update of a child posts one: 0 means it changed none) and ${big.firstPass.patches} PATCHes (the WebApps' status)`;
+  return {
+    id: "memory",
+    title: "3. Memory",
+    goal: "RSS ≤ 64 MiB idle, ≤ 150 MiB with 10,000 WebApps cached",
+    verdict: big.cached.webapps < 10_000 ? "not measured" : idleOk && bigOk ? "met" : "missed",
+    headline: `idle ${fmtMiB(median(idle))}; ${fx.n}: ${fmtMiB(median(mid))}; ${big.cached.webapps}: ${fmtMiB(bigRss)}`,
+    tables: [{
+      caption: "Operator resident memory (VmRSS of dist/devctl), one namespace watched.",
+      head: ["WebApps cached", "state", "RSS"],
+      left: 2,
+      rows: [
+        ["0", `idle, 5 s after ready (${starts} start(s))`, spread(idle, fmtMiB)],
+        [String(fx.n), `fresh start, 5 s after the first pass (${starts} start(s))`, spread(mid, fmtMiB)],
+        [String(big.cached.webapps), "the operator working through them: peak (sampled every second)", fmtMiB(big.peak)],
+        [String(big.cached.webapps), "the same process, 5 s after its queue drained", fmtMiB(big.drained)],
+        [String(big.cached.webapps), `fresh start (ready after ${fmtMs(big.fresh.readyMs)}), 5 s after the first pass${big.fresh.passed ? "" : " (pass not finished)"}`, fmtMiB(big.fresh.rss)],
+      ],
+    }],
+    notes: [
+      `Large point: ${big.cached.webapps} WebApps, ${big.cached.deployments} Deployments and ${big.cached.services} Services in the namespace; ${how}.`,
+      "That namespace has a ResourceQuota of 0 ReplicaSets, so the controller-manager creates no ReplicaSets or Pods there (10,000 pods exceed the fake node and would keep the 2-core control plane busy for many minutes): the Deployments report the failed ReplicaSet creation and the WebApps are not Available. The operator caches the same kinds of objects as for running apps; only status fields differ.",
+      `The goal is checked against the larger of the drained and the fresh-start readings at the large point (${fmtMiB(bigRss)}) and the median idle reading (${fmtMiB(median(idle))}).`,
+      "RSS includes the Bun runtime itself: an empty compiled Bun program is ~25 MiB (BUN-TLS.md).",
+    ],
+  };
+}
