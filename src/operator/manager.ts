@@ -111,22 +111,15 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const urls: { metrics?: string; health?: string } = {};
   const metricsAddr = opts.metricsAddress ? parseAddress(opts.metricsAddress, "--metrics-bind-address") : undefined;
   const healthAddr = opts.healthAddress ? parseAddress(opts.healthAddress, "--health-probe-bind-address") : undefined;
-  if (metricsAddr && healthAddr && metricsAddr.port !== 0 && metricsAddr.port === healthAddr.port && metricsAddr.hostname === healthAddr.hostname) {
-    const s = startServer({ ...metricsAddr, healthz: () => true, readyz, metrics: metrics.expose });
+  const serve = (addr: { hostname: string; port: number }): string => {
+    const s = startServer({ ...addr, healthz: () => true, readyz, metrics: metrics.expose });
     servers.push(s);
-    urls.metrics = urls.health = s.url;
-  } else {
-    if (metricsAddr) {
-      const s = startServer({ ...metricsAddr, healthz: () => true, readyz, metrics: metrics.expose });
-      servers.push(s);
-      urls.metrics = s.url;
-    }
-    if (healthAddr) {
-      const s = startServer({ ...healthAddr, healthz: () => true, readyz, metrics: metrics.expose });
-      servers.push(s);
-      urls.health = s.url;
-    }
-  }
+    return s.url;
+  };
+  // One server when both flags name the same fixed address, as a pod's probes and scrapes may.
+  const sameAddress = !!metricsAddr && !!healthAddr && metricsAddr.port !== 0 && metricsAddr.port === healthAddr.port && metricsAddr.hostname === healthAddr.hostname;
+  if (metricsAddr) urls.metrics = serve(metricsAddr);
+  if (healthAddr) urls.health = sameAddress ? urls.metrics : serve(healthAddr);
   opts.onListening?.(urls);
   if (urls.metrics || urls.health) log.info("serving /healthz, /readyz and /metrics", urls);
 
