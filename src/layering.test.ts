@@ -47,7 +47,8 @@ interface Ref {
 }
 
 const transpiler = new Bun.Transpiler({ loader: "ts" });
-const STATIC = /^[ \t]*(?:import\s+(type\s+)?(?:([\w$\s{},*]*?)\s*from\s*)?|export\s+(type\s+)?[\w$\s{},*]*?\s*from\s*)["']([^"'\n]+)["']/gm;
+const STATIC =
+  /^[ \t]*(?:import\s+(type\s+)?(?:([\w$\s{},*]*?)\s*from\s*)?|export\s+(type\s+)?[\w$\s{},*]*?\s*from\s*)["']([^"'\n]+)["']/gm;
 
 /** Every import of a TypeScript source, with whether it loads the module (value), only names types, or is dynamic. */
 function scanImports(code: string): Ref[] {
@@ -76,7 +77,8 @@ const isTestFile = (file: string) => file.endsWith(".test.ts");
 const isDouble = (file: string) => /(^|\/)_(fake|test)-[^/]*\.ts$/.test(file);
 /** A relative specifier as a path under src/ ("../x" from "a/b.ts" is "x"); a package as its name. */
 function target(from: string, spec: string): { file: string } | { pkg: string } {
-  if (!spec.startsWith(".")) return { pkg: spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] ?? spec) };
+  if (!spec.startsWith("."))
+    return { pkg: spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] ?? spec) };
   return { file: posix.normalize(posix.join(posix.dirname(from), spec)) };
 }
 
@@ -87,26 +89,34 @@ function layeringProblems(files: ReadonlyMap<string, string>): string[] {
     if (isTestFile(file)) continue;
     const from = partOf(file);
     if (!from) {
-      problems.push(`src/${file} is in no part of the layout: move it, or add its folder to MAY_IMPORT in src/layering.test.ts`);
+      problems.push(
+        `src/${file} is in no part of the layout: move it, or add its folder to MAY_IMPORT in src/layering.test.ts`,
+      );
       continue;
     }
     for (const ref of scanImports(code)) {
       const t = target(file, ref.spec);
       if ("pkg" in t) {
-        if (t.pkg === ONLY_KUBE_PACKAGE && from !== "kube") problems.push(`src/${file} imports ${t.pkg}: only src/kube/ may; use the KubeClient of src/kube/types.ts`);
+        if (t.pkg === ONLY_KUBE_PACKAGE && from !== "kube")
+          problems.push(`src/${file} imports ${t.pkg}: only src/kube/ may; use the KubeClient of src/kube/types.ts`);
         continue;
       }
       if (t.file.startsWith("..")) {
         problems.push(`src/${file} imports ${ref.spec}, outside src/`);
         continue;
       }
-      if (isDouble(t.file) && !isDouble(file)) problems.push(`src/${file} imports the test double src/${t.file}: test doubles are for *.test.ts files only`);
+      if (isDouble(t.file) && !isDouble(file))
+        problems.push(`src/${file} imports the test double src/${t.file}: test doubles are for *.test.ts files only`);
       const to = partOf(t.file);
       if (!to || to === from) continue;
       if (!MAY_IMPORT[from].includes(to)) {
-        problems.push(`src/${file} (${from}) imports src/${t.file} (${to}), against the direction ${from} -> ${MAY_IMPORT[from].join(", ") || "nothing"}`);
+        problems.push(
+          `src/${file} (${from}) imports src/${t.file} (${to}), against the direction ${from} -> ${MAY_IMPORT[from].join(", ") || "nothing"}`,
+        );
       } else if (ref.kind !== "type" && TYPE_ONLY.some(([a, b]) => a === from && b === to)) {
-        problems.push(`src/${file} (${from}) loads src/${t.file} (${to}); ${from} may only name its types: use \`import type\``);
+        problems.push(
+          `src/${file} (${from}) loads src/${t.file} (${to}); ${from} may only name its types: use \`import type\``,
+        );
       }
     }
   }
@@ -128,7 +138,9 @@ function startupProblems(files: ReadonlyMap<string, string>, entry: string): str
       const t = target(file, ref.spec);
       if ("pkg" in t) {
         if (NOT_AT_STARTUP.includes(t.pkg)) {
-          problems.push(`${chain(file).join(" -> ")} imports ${t.pkg} statically: every command (and --version) pays for loading it; use \`await import()\` in the command that needs it`);
+          problems.push(
+            `${chain(file).join(" -> ")} imports ${t.pkg} statically: every command (and --version) pays for loading it; use \`await import()\` in the command that needs it`,
+          );
         }
       } else if (!via.has(t.file)) {
         via.set(t.file, file);

@@ -36,10 +36,14 @@ export function logEntries(op: OperatorProcess, fromOffset = 0): LogEntry[] {
 }
 
 export async function identityOf(op: OperatorProcess): Promise<string> {
-  return eventually(() => {
-    const start = logEntries(op).find((e) => e.msg.startsWith("starting the WebApp operator"));
-    return typeof start?.identity === "string" ? start.identity : undefined;
-  }, 10_000, "the operator to log its identity");
+  return eventually(
+    () => {
+      const start = logEntries(op).find((e) => e.msg.startsWith("starting the WebApp operator"));
+      return typeof start?.identity === "string" ? start.identity : undefined;
+    },
+    10_000,
+    "the operator to log its identity",
+  );
 }
 
 export async function leaderStatus(op: OperatorProcess): Promise<number | undefined> {
@@ -62,7 +66,10 @@ export function unexpectedErrors(op: OperatorProcess, allowed: readonly RegExp[]
 }
 
 export function expectHealthy(op: OperatorProcess, allowed: readonly RegExp[] = []): void {
-  if (!isRunning(op)) throw new Error(`the operator exited unasked (code ${op.proc.exitCode}, signal ${op.proc.signalCode}):\n${op.logs().slice(-4000)}`);
+  if (!isRunning(op))
+    throw new Error(
+      `the operator exited unasked (code ${op.proc.exitCode}, signal ${op.proc.signalCode}):\n${op.logs().slice(-4000)}`,
+    );
   expect(unexpectedErrors(op, allowed)).toEqual([]);
 }
 
@@ -75,16 +82,23 @@ export const since = (op: OperatorProcess): LogMarker => ({ op, offset: op.logs(
 export const logsSince = (m: LogMarker): LogEntry[] => logEntries(m.op, m.offset);
 
 /** Messages of entries matching `re`. */
-export const matching = (entries: readonly LogEntry[], re: RegExp): string[] => entries.filter((e) => re.test(e.msg)).map((e) => e.msg);
+export const matching = (entries: readonly LogEntry[], re: RegExp): string[] =>
+  entries.filter((e) => re.test(e.msg)).map((e) => e.msg);
 
 /** Wraps a test body: when it fails, the last lines each operator logged are printed before the error. */
-export function showingLogs(ops: () => readonly (OperatorProcess | undefined)[], body: () => Promise<void>): () => Promise<void> {
+export function showingLogs(
+  ops: () => readonly (OperatorProcess | undefined)[],
+  body: () => Promise<void>,
+): () => Promise<void> {
   return async () => {
     try {
       await body();
     } catch (e) {
       for (const op of ops()) {
-        if (op) console.error(`--- operator pid ${op.proc.pid}: last log lines ---\n${op.logs().split("\n").slice(-80).join("\n")}`);
+        if (op)
+          console.error(
+            `--- operator pid ${op.proc.pid}: last log lines ---\n${op.logs().split("\n").slice(-80).join("\n")}`,
+          );
       }
       throw e;
     }

@@ -35,10 +35,16 @@ export function adminConnection(): AdminConnection {
   const cfg = Bun.YAML.parse(readFileSync(kubeconfig, "utf8")) as RawKubeconfig;
   const c = cfg.clusters[0]!.cluster;
   const u = cfg.users[0]?.user ?? {};
-  const pem = (data?: string, file?: string) => (data ? Buffer.from(data, "base64").toString("utf8") : file ? readFileSync(file, "utf8") : undefined);
+  const pem = (data?: string, file?: string) =>
+    data ? Buffer.from(data, "base64").toString("utf8") : file ? readFileSync(file, "utf8") : undefined;
   const cert = pem(u["client-certificate-data"], u["client-certificate"]);
   const key = pem(u["client-key-data"], u["client-key"]);
-  return { server: c.server as string, ca: pem(c["certificate-authority-data"], c["certificate-authority"]) ?? "", ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+  return {
+    server: c.server as string,
+    ca: pem(c["certificate-authority-data"], c["certificate-authority"]) ?? "",
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+  };
 }
 
 export async function createServiceAccount(name: string, namespace: string): Promise<void> {

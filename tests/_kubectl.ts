@@ -12,4 +12,5 @@ import { kubectl as sharedKubectl } from "./_support.ts";
 
 export const KUBECTL_CACHE_DIR = "/dev/null/devctl-tests-no-kubectl-cache";
 
-export const kubectl = (args: string[], stdin?: string) => sharedKubectl(["--cache-dir", KUBECTL_CACHE_DIR, ...args], stdin);
+export const kubectl = (args: string[], stdin?: string) =>
+  sharedKubectl(["--cache-dir", KUBECTL_CACHE_DIR, ...args], stdin);

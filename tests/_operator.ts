@@ -26,12 +26,28 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startOperator(args: string[], opts: { env?: Record<string, string>; waitReady?: boolean } = {}): Promise<OperatorProcess> {
+export async function startOperator(
+  args: string[],
+  opts: { env?: Record<string, string>; waitReady?: boolean } = {},
+): Promise<OperatorProcess> {
   const port = await freePort();
   const metricsUrl = `http://127.0.0.1:${port}`;
   let out = "";
   const proc = Bun.spawn(
-    [DEVCTL, "operator", "run", "--kubeconfig", kubeconfig, "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`, "--log-format", "json", ...args],
+    [
+      DEVCTL,
+      "operator",
+      "run",
+      "--kubeconfig",
+      kubeconfig,
+      "--metrics-bind-address",
+      `127.0.0.1:${port}`,
+      "--health-probe-bind-address",
+      `127.0.0.1:${port}`,
+      "--log-format",
+      "json",
+      ...args,
+    ],
     { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...opts.env } },
   );
   const drain = async (s: ReadableStream<Uint8Array>) => {
@@ -59,7 +75,8 @@ export async function startOperator(args: string[], opts: { env?: Record<string,
     async writes() {
       let sum = 0;
       for (const line of (await metricsText()).split("\n")) {
-        if (line.startsWith("rest_client_requests_total{") && !line.includes('method="GET"')) sum += Number(line.split(" ").at(-1));
+        if (line.startsWith("rest_client_requests_total{") && !line.includes('method="GET"'))
+          sum += Number(line.split(" ").at(-1));
       }
       return sum;
     },
@@ -76,10 +93,14 @@ export async function startOperator(args: string[], opts: { env?: Record<string,
     },
   };
   if (opts.waitReady !== false) {
-    await eventually(async () => {
-      if (proc.exitCode !== null) throw new Error(`operator exited with ${proc.exitCode}: ${out}`);
-      return op.ready();
-    }, 60_000, "the operator to be ready");
+    await eventually(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`operator exited with ${proc.exitCode}: ${out}`);
+        return op.ready();
+      },
+      60_000,
+      "the operator to be ready",
+    );
   }
   return op;
 }

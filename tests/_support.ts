@@ -18,19 +18,58 @@ setDefaultTimeout(120_000);
 export const ROOT = resolve(import.meta.dir, "..");
 export const DEVCTL = resolve(ROOT, "dist/devctl");
 
-export const NAMESPACES: ResourceType = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false };
-export const DEPLOYMENTS: ResourceType = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true };
-export const REPLICASETS: ResourceType = { group: "apps", version: "v1", plural: "replicasets", kind: "ReplicaSet", namespaced: true };
+export const NAMESPACES: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
+export const DEPLOYMENTS: ResourceType = {
+  group: "apps",
+  version: "v1",
+  plural: "deployments",
+  kind: "Deployment",
+  namespaced: true,
+};
+export const REPLICASETS: ResourceType = {
+  group: "apps",
+  version: "v1",
+  plural: "replicasets",
+  kind: "ReplicaSet",
+  namespaced: true,
+};
 export const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
-export const SERVICES: ResourceType = { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true };
-export const SERVICEACCOUNTS: ResourceType = { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true };
-export const CRDS: ResourceType = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false };
+export const SERVICES: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "services",
+  kind: "Service",
+  namespaced: true,
+};
+export const SERVICEACCOUNTS: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "serviceaccounts",
+  kind: "ServiceAccount",
+  namespaced: true,
+};
+export const CRDS: ResourceType = {
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  plural: "customresourcedefinitions",
+  kind: "CustomResourceDefinition",
+  namespaced: false,
+};
 
 export const kubeconfig = await testKubeconfig();
 export const kube: KubeClient = createKubeClient({ kubeconfig });
 
 /** Runs a command to completion; returns exit code and output (never throws). */
-export function sh(cmd: string[], opts: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {}) {
+export function sh(
+  cmd: string[],
+  opts: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {},
+) {
   const r = Bun.spawnSync(cmd, {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
@@ -47,12 +86,19 @@ export function sh(cmd: string[], opts: { env?: Record<string, string | undefine
  */
 const kubectlCache = mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
 export const kubectl = (args: string[], stdin?: string) =>
-  sh(["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args], stdin !== undefined ? { stdin } : {});
+  sh(
+    ["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args],
+    stdin !== undefined ? { stdin } : {},
+  );
 export const devctl = (args: string[], env: Record<string, string | undefined> = {}, stdin?: string) =>
   sh([DEVCTL, ...args], { env: { KUBECONFIG: kubeconfig, ...env }, ...(stdin !== undefined ? { stdin } : {}) });
 
 /** Polls `fn` until it returns a truthy value; fails with the last value/error after `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 30_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -65,7 +111,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     }
     await Bun.sleep(200);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+  );
 }
 
 /** Creates a namespace with a unique name; `drop()` deletes it (not waiting for finalization). */
@@ -82,7 +130,11 @@ export async function tempNamespace(prefix: string): Promise<{ name: string; dro
   };
 }
 
-export async function getOrUndefined<T extends KubeObject>(rt: ResourceType, name: string, namespace?: string): Promise<T | undefined> {
+export async function getOrUndefined<T extends KubeObject>(
+  rt: ResourceType,
+  name: string,
+  namespace?: string,
+): Promise<T | undefined> {
   try {
     return await kube.get<T>(rt, name, namespace);
   } catch (e) {
@@ -91,17 +143,30 @@ export async function getOrUndefined<T extends KubeObject>(rt: ResourceType, nam
   }
 }
 
-export const WEBAPPS: ResourceType = { group: "apps.example.com", version: "v1", plural: "webapps", kind: "WebApp", namespaced: true };
+export const WEBAPPS: ResourceType = {
+  group: "apps.example.com",
+  version: "v1",
+  plural: "webapps",
+  kind: "WebApp",
+  namespaced: true,
+};
 export const EVENTS: ResourceType = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true };
 
 /** Applies the checked-in CRD (server-side, so it also repairs an altered one) and waits until it is Established. */
 export async function ensureCrd(file = "crd/webapps.apps.example.com.yaml"): Promise<void> {
   const r = kubectl(["apply", "--server-side", "--force-conflicts", "-f", file]);
   if (r.code !== 0) throw new Error(`kubectl apply ${file}: ${r.stderr}`);
-  await eventually(async () => {
-    const crd = await kube.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, "webapps.apps.example.com");
-    return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
-  }, 30_000, "the WebApp CRD to be Established");
+  await eventually(
+    async () => {
+      const crd = await kube.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+        CRDS,
+        "webapps.apps.example.com",
+      );
+      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+    },
+    30_000,
+    "the WebApp CRD to be Established",
+  );
 }
 
 export interface WebAppLike extends KubeObject {
@@ -121,10 +186,16 @@ export const webapp = (name: string, namespace: string, spec: Record<string, unk
   spec,
 });
 
-export const conditionOf = (wa: WebAppLike | undefined, type: string) => wa?.status?.conditions?.find((c) => c.type === type);
+export const conditionOf = (wa: WebAppLike | undefined, type: string) =>
+  wa?.status?.conditions?.find((c) => c.type === type);
 
 /** Events about one object, newest last. */
-export async function eventsFor(namespace: string, name: string): Promise<{ type: string; reason: string; message: string; count?: number }[]> {
-  const list = await kube.list<KubeObject & { type: string; reason: string; message: string; count?: number; involvedObject: { name: string } }>(EVENTS, { namespace });
+export async function eventsFor(
+  namespace: string,
+  name: string,
+): Promise<{ type: string; reason: string; message: string; count?: number }[]> {
+  const list = await kube.list<
+    KubeObject & { type: string; reason: string; message: string; count?: number; involvedObject: { name: string } }
+  >(EVENTS, { namespace });
   return list.items.filter((e) => e.involvedObject.name === name);
 }

@@ -21,8 +21,20 @@ import type { KubeObject } from "../src/kube/types.ts";
 import { adminConnection, createServiceAccount, expiredTokenFor, kubeconfigYaml, tokenFor } from "./_identities.ts";
 import { startOperator, type OperatorProcess } from "./_operator.ts";
 import {
-  DEPLOYMENTS, EVENTS, NAMESPACES, SERVICEACCOUNTS, SERVICES, WEBAPPS, conditionOf, devctl, ensureCrd, eventually, getOrUndefined, kube,
-  tempNamespace, type WebAppLike,
+  DEPLOYMENTS,
+  EVENTS,
+  NAMESPACES,
+  SERVICEACCOUNTS,
+  SERVICES,
+  WEBAPPS,
+  conditionOf,
+  devctl,
+  ensureCrd,
+  eventually,
+  getOrUndefined,
+  kube,
+  tempNamespace,
+  type WebAppLike,
 } from "./_support.ts";
 import { kubectl } from "./_kubectl.ts";
 
@@ -45,13 +57,25 @@ afterAll(async () => {
 });
 
 const doc = (name: string, spec: unknown, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name }, ...(spec === undefined ? {} : { spec }), ...extra });
+  JSON.stringify({
+    apiVersion: "apps.example.com/v1",
+    kind: "WebApp",
+    metadata: { name },
+    ...(spec === undefined ? {} : { spec }),
+    ...extra,
+  });
 const GOOD = { image: "nginx:1.25", replicas: 2, port: 8080 };
 const LONG_NAME = "a".repeat(60);
 
 /** [case, name, spec (undefined: none), the field named, what else kubectl apply's message says, extra top-level fields] */
 const CASES: [string, string, unknown, string, string[], Record<string, unknown>?][] = [
-  ["replicas of the wrong type", "bad-type-replicas", { ...GOOD, replicas: "three" }, "spec.replicas", ["must be of type integer"]],
+  [
+    "replicas of the wrong type",
+    "bad-type-replicas",
+    { ...GOOD, replicas: "three" },
+    "spec.replicas",
+    ["must be of type integer"],
+  ],
   ["port of the wrong type", "bad-type-port", { ...GOOD, port: "8080" }, "spec.port", ["must be of type integer"]],
   ["image of the wrong type", "bad-type-image", { ...GOOD, image: 5 }, "spec.image", ["must be of type string"]],
   ["a fractional port", "bad-fraction-port", { ...GOOD, port: 80.5 }, "spec.port", ["must be of type int32"]],
@@ -60,14 +84,32 @@ const CASES: [string, string, unknown, string, string[], Record<string, unknown>
   ["no image", "no-image", { replicas: 2, port: 8080 }, "spec.image", ["Required value"]],
   ["no port", "no-port", { image: "nginx:1.25", replicas: 2 }, "spec.port", ["Required value"]],
   ["an empty image", "empty-image", { ...GOOD, image: "" }, "spec.image", ["must not be empty"]],
-  ["an image with whitespace", "space-image", { ...GOOD, image: "nginx 1.25" }, "spec.image", ["must not contain whitespace"]],
+  [
+    "an image with whitespace",
+    "space-image",
+    { ...GOOD, image: "nginx 1.25" },
+    "spec.image",
+    ["must not contain whitespace"],
+  ],
   ["port 0", "port-zero", { ...GOOD, port: 0 }, "spec.port", ["greater than or equal to 1"]],
   ["port 70000", "port-big", { ...GOOD, port: 70000 }, "spec.port", ["less than or equal to 65535"]],
   ["replicas 0", "replicas-zero", { ...GOOD, replicas: 0 }, "spec.replicas", ["greater than or equal to 1"]],
   ["replicas -1", "replicas-negative", { ...GOOD, replicas: -1 }, "spec.replicas", ["greater than or equal to 1"]],
   ["replicas 1001", "replicas-big", { ...GOOD, replicas: 1001 }, "spec.replicas", ["less than or equal to 1000"]],
-  ["a 60-character name (its Service would be 64)", LONG_NAME, GOOD, "metadata.name", ["must be at most 59 characters"]],
-  ["a name starting with a digit (not a DNS-1035 label)", "1app", GOOD, "metadata.name", ["must consist of lower-case letters"]],
+  [
+    "a 60-character name (its Service would be 64)",
+    LONG_NAME,
+    GOOD,
+    "metadata.name",
+    ["must be at most 59 characters"],
+  ],
+  [
+    "a name starting with a digit (not a DNS-1035 label)",
+    "1app",
+    GOOD,
+    "metadata.name",
+    ["must consist of lower-case letters"],
+  ],
   ["a dotted name (not a DNS-1035 label)", "web.app", GOOD, "metadata.name", ["must consist of lower-case letters"]],
   ["an unknown spec field", "unknown-spec", { ...GOOD, colour: "red" }, "spec.colour", ['unknown field "spec.colour"']],
   ["an unknown top-level field", "unknown-top", GOOD, "extra", ['unknown field "extra"'], { extra: { a: 1 } }],
@@ -95,7 +137,10 @@ describe("kubectl apply of malformed WebApps against the real CRD", () => {
 
   test("server-side apply rejects unknown fields whatever --validate says", async () => {
     for (const validate of ["--validate=warn", "--validate=false"]) {
-      const r = kubectl(["apply", "--server-side", validate, "-n", ns.name, "-f", "-"], doc("ssa-unknown", { ...GOOD, colour: "red" }));
+      const r = kubectl(
+        ["apply", "--server-side", validate, "-n", ns.name, "-f", "-"],
+        doc("ssa-unknown", { ...GOOD, colour: "red" }),
+      );
       expect({ validate, code: r.code }).toEqual({ validate, code: 1 });
       expect(r.stderr).toContain(".spec.colour: field not declared in schema");
     }
@@ -103,11 +148,17 @@ describe("kubectl apply of malformed WebApps against the real CRD", () => {
   });
 
   test("--validate=warn stores a WebApp with unknown fields pruned and says so; --validate=false prunes them silently", async () => {
-    const warn = kubectl(["apply", "--validate=warn", "-n", ns.name, "-f", "-"], doc("pruned-warn", { ...GOOD, colour: "red" }, { extra: 1 }));
+    const warn = kubectl(
+      ["apply", "--validate=warn", "-n", ns.name, "-f", "-"],
+      doc("pruned-warn", { ...GOOD, colour: "red" }, { extra: 1 }),
+    );
     expect(warn.code).toBe(0);
     expect(warn.stderr).toContain('Warning: unknown field "spec.colour"');
     expect(warn.stderr).toContain('Warning: unknown field "extra"');
-    const silent = kubectl(["apply", "--validate=false", "-n", ns.name, "-f", "-"], doc("pruned-silent", { ...GOOD, colour: "red" }));
+    const silent = kubectl(
+      ["apply", "--validate=false", "-n", ns.name, "-f", "-"],
+      doc("pruned-silent", { ...GOOD, colour: "red" }),
+    );
     expect(silent.code).toBe(0);
     expect(silent.stderr).toBe("");
     for (const name of ["pruned-warn", "pruned-silent"]) {
@@ -119,7 +170,12 @@ describe("kubectl apply of malformed WebApps against the real CRD", () => {
 
   test("a valid WebApp applied the same way converges: the operator was watching all along", async () => {
     expect(kubectl(["apply", "-n", ns.name, "-f", "-"], doc("good", GOOD)).code).toBe(0);
-    await eventually(async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "good", ns.name), "Available")?.status === "True", 60_000, "good to be Available");
+    await eventually(
+      async () =>
+        conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "good", ns.name), "Available")?.status === "True",
+      60_000,
+      "good to be Available",
+    );
   });
 
   test("invalid updates (merge patch, replace without image, kubectl scale to 0 and 1001) are rejected and change nothing", async () => {
@@ -129,7 +185,14 @@ describe("kubectl apply of malformed WebApps against the real CRD", () => {
       [["patch", "wa", "good", "--type", "merge", "-p", '{"spec":{"port":0}}'], "spec.port"],
       [["patch", "wa", "good", "--type", "merge", "-p", '{"spec":{"image":null}}'], "spec.image: Required value"],
       [["patch", "wa", "good", "--type", "merge", "-p", '{"spec":{"replicas":"many"}}'], "spec.replicas"],
-      [["replace", "-f", "-"], "spec.image: Required value", JSON.stringify({ ...JSON.parse(doc("good", { port: 80 })), metadata: { name: "good", namespace: ns.name, resourceVersion: before.metadata.resourceVersion } })],
+      [
+        ["replace", "-f", "-"],
+        "spec.image: Required value",
+        JSON.stringify({
+          ...JSON.parse(doc("good", { port: 80 })),
+          metadata: { name: "good", namespace: ns.name, resourceVersion: before.metadata.resourceVersion },
+        }),
+      ],
       [["scale", "wa/good", "--replicas=0"], "spec.replicas"],
       [["scale", "wa/good", "--replicas=1001"], "spec.replicas"],
     ];
@@ -141,18 +204,29 @@ describe("kubectl apply of malformed WebApps against the real CRD", () => {
     const after = await kube.get<WebAppLike>(WEBAPPS, "good", ns.name);
     expect(after.metadata.generation).toBe(before.metadata.generation);
     expect(after.spec).toEqual(GOOD);
-    expect((await kube.get<KubeObject>(DEPLOYMENTS, "good-deployment", ns.name)).metadata.generation).toBe(dep.metadata.generation);
+    expect((await kube.get<KubeObject>(DEPLOYMENTS, "good-deployment", ns.name)).metadata.generation).toBe(
+      dep.metadata.generation,
+    );
   });
 
   test("in the end the namespace holds exactly the accepted WebApps' children, and Events only about them", async () => {
     const accepted = ["good", "pruned-silent", "pruned-warn"];
-    await eventually(async () => (await kube.list(DEPLOYMENTS, { namespace: ns.name })).items.length === accepted.length, 30_000, "three Deployments");
-    const names = async (rt: typeof DEPLOYMENTS) => (await kube.list(rt, { namespace: ns.name })).items.map((o) => o.metadata.name).sort();
+    await eventually(
+      async () => (await kube.list(DEPLOYMENTS, { namespace: ns.name })).items.length === accepted.length,
+      30_000,
+      "three Deployments",
+    );
+    const names = async (rt: typeof DEPLOYMENTS) =>
+      (await kube.list(rt, { namespace: ns.name })).items.map((o) => o.metadata.name).sort();
     expect(await names(WEBAPPS)).toEqual(accepted);
     expect(await names(DEPLOYMENTS)).toEqual(accepted.map((n) => `${n}-deployment`));
     expect(await names(SERVICES)).toEqual(accepted.map((n) => `${n}-svc`));
-    const events = await kube.list<KubeObject & { involvedObject: { kind: string; name: string } }>(EVENTS, { namespace: ns.name });
-    const about = new Set(events.items.filter((e) => e.involvedObject.kind === "WebApp").map((e) => e.involvedObject.name));
+    const events = await kube.list<KubeObject & { involvedObject: { kind: string; name: string } }>(EVENTS, {
+      namespace: ns.name,
+    });
+    const about = new Set(
+      events.items.filter((e) => e.involvedObject.kind === "WebApp").map((e) => e.involvedObject.name),
+    );
     expect([...about].filter((n) => !accepted.includes(n))).toEqual([]);
     expect(await op.counter("controller_runtime_reconcile_errors_total")).toBe(0);
   });
@@ -165,7 +239,17 @@ const COMMANDS = (appNs: string, installNs: string): string[][] => [
   ["operator", "install", "-n", installNs, "--image", "ghcr.io/devctl/devctl:e2e"],
   ["operator", "uninstall", "-n", installNs],
   ["operator", "status", "-n", installNs],
-  ["operator", "run", "--namespaces", appNs, "--leader-elect=false", "--metrics-bind-address", "0", "--health-probe-bind-address", "0"],
+  [
+    "operator",
+    "run",
+    "--namespaces",
+    appNs,
+    "--leader-elect=false",
+    "--metrics-bind-address",
+    "0",
+    "--health-probe-bind-address",
+    "0",
+  ],
   ["webapp", "list", "-n", appNs],
   ["webapp", "get", "good", "-n", appNs],
   ["webapp", "create", "from-cli", "-n", appNs, "--image", "nginx:1.25", "--port", "80"],
@@ -188,22 +272,84 @@ describe("every CLI command with a bad kubeconfig or bad credentials", () => {
     const ofDeleted = tokenFor("deleted", denied.name);
     const expired = await expiredTokenFor("nobody", denied.name);
     await kube.delete(SERVICEACCOUNTS, "deleted", denied.name);
-    await eventually(async () => !(await getOrUndefined(SERVICEACCOUNTS, "deleted", denied.name)), 10_000, "the ServiceAccount to be gone");
-    const unauthorized = /^error: unauthorized at https:\/\/\S+: the credentials of context "\S+" were rejected \(expired token or wrong certificate\?\)/m;
+    await eventually(
+      async () => !(await getOrUndefined(SERVICEACCOUNTS, "deleted", denied.name)),
+      10_000,
+      "the ServiceAccount to be gone",
+    );
+    const unauthorized =
+      /^error: unauthorized at https:\/\/\S+: the credentials of context "\S+" were rejected \(expired token or wrong certificate\?\)/m;
     kubeconfigs = [
-      ["a kubeconfig that is not YAML", write("garbage", "clusters: [ {name: c, cluster: {server:\n  - oops\n"), /^error: kubeconfig \S+garbage cannot be read: [\s\S]*Fix the file/m],
+      [
+        "a kubeconfig that is not YAML",
+        write("garbage", "clusters: [ {name: c, cluster: {server:\n  - oops\n"),
+        /^error: kubeconfig \S+garbage cannot be read: [\s\S]*Fix the file/m,
+      ],
       ["an empty kubeconfig", write("empty", ""), /^error: kubeconfig \S+empty cannot be read: .*empty/m],
-      ["a kubeconfig without contexts", write("no-context", JSON.stringify({ apiVersion: "v1", kind: "Config", clusters: [{ name: "c", cluster: { server: server() } }], users: [], contexts: [] })), /^error: kubeconfig \S+ has no current context; pass --context/m],
-      ["a kubeconfig with an invalid server URL", write("bad-url", kubeconfigYaml("not a url", "bad-url-ctx", { token: "t" })), /^error: cluster "c" in kubeconfig \S+ has an invalid server URL "not a url"/m],
-      ["a kubeconfig file that does not exist", join(scratch, "missing"), /^error: kubeconfig \S+missing does not exist/m],
-      ["an unreachable server", write("unreachable", kubeconfigYaml("https://127.0.0.1:1", "nowhere-ctx", { insecure: true, token: "t" })), /^error: cannot reach the Kubernetes API server at https:\/\/127\.0\.0\.1:1 \(context "nowhere-ctx"\)/m],
-      ["a server whose certificate the CA does not vouch for", write("untrusted", kubeconfigYaml(server(), "untrusted-ctx", { token: noPermissions })), /^error: cannot reach the Kubernetes API server at \S+ \(context "untrusted-ctx"\): .*certificate/m],
-      ["a CA that is not PEM", write("junk-ca", kubeconfigYaml(server(), "junk-ca-ctx", { ca: "not a certificate", token: "t" })), /^error: certificate-authority-data of cluster "c" in kubeconfig \S+ is not a PEM certificate/m],
-      ["a client key that is not PEM", write("junk-key", kubeconfigYaml(server(), "junk-key-ctx", { ca, cert: adminConnection().cert ?? ca, key: "not a key" })), /^error: client-key-data of user "u" in kubeconfig \S+ is not a PEM private key/m],
-      ["a token of a deleted ServiceAccount", write("deleted-sa", kubeconfigYaml(server(), "deleted-ctx", { ca, token: ofDeleted })), unauthorized],
-      ["a token without permissions", write("nobody", kubeconfigYaml(server(), "nobody-ctx", { ca, token: noPermissions })), /^error: (forbidden: cannot|missing permissions for the install)/m],
+      [
+        "a kubeconfig without contexts",
+        write(
+          "no-context",
+          JSON.stringify({
+            apiVersion: "v1",
+            kind: "Config",
+            clusters: [{ name: "c", cluster: { server: server() } }],
+            users: [],
+            contexts: [],
+          }),
+        ),
+        /^error: kubeconfig \S+ has no current context; pass --context/m,
+      ],
+      [
+        "a kubeconfig with an invalid server URL",
+        write("bad-url", kubeconfigYaml("not a url", "bad-url-ctx", { token: "t" })),
+        /^error: cluster "c" in kubeconfig \S+ has an invalid server URL "not a url"/m,
+      ],
+      [
+        "a kubeconfig file that does not exist",
+        join(scratch, "missing"),
+        /^error: kubeconfig \S+missing does not exist/m,
+      ],
+      [
+        "an unreachable server",
+        write("unreachable", kubeconfigYaml("https://127.0.0.1:1", "nowhere-ctx", { insecure: true, token: "t" })),
+        /^error: cannot reach the Kubernetes API server at https:\/\/127\.0\.0\.1:1 \(context "nowhere-ctx"\)/m,
+      ],
+      [
+        "a server whose certificate the CA does not vouch for",
+        write("untrusted", kubeconfigYaml(server(), "untrusted-ctx", { token: noPermissions })),
+        /^error: cannot reach the Kubernetes API server at \S+ \(context "untrusted-ctx"\): .*certificate/m,
+      ],
+      [
+        "a CA that is not PEM",
+        write("junk-ca", kubeconfigYaml(server(), "junk-ca-ctx", { ca: "not a certificate", token: "t" })),
+        /^error: certificate-authority-data of cluster "c" in kubeconfig \S+ is not a PEM certificate/m,
+      ],
+      [
+        "a client key that is not PEM",
+        write(
+          "junk-key",
+          kubeconfigYaml(server(), "junk-key-ctx", { ca, cert: adminConnection().cert ?? ca, key: "not a key" }),
+        ),
+        /^error: client-key-data of user "u" in kubeconfig \S+ is not a PEM private key/m,
+      ],
+      [
+        "a token of a deleted ServiceAccount",
+        write("deleted-sa", kubeconfigYaml(server(), "deleted-ctx", { ca, token: ofDeleted })),
+        unauthorized,
+      ],
+      [
+        "a token without permissions",
+        write("nobody", kubeconfigYaml(server(), "nobody-ctx", { ca, token: noPermissions })),
+        /^error: (forbidden: cannot|missing permissions for the install)/m,
+      ],
     ];
-    if (expired) kubeconfigs.push(["an expired token", write("expired", kubeconfigYaml(server(), "expired-ctx", { ca, token: expired })), unauthorized]);
+    if (expired)
+      kubeconfigs.push([
+        "an expired token",
+        write("expired", kubeconfigYaml(server(), "expired-ctx", { ca, token: expired })),
+        unauthorized,
+      ]);
   });
   afterAll(async () => {
     await denied?.drop();
@@ -217,27 +363,40 @@ describe("every CLI command with a bad kubeconfig or bad credentials", () => {
         const label = `${args.slice(0, 2).join(" ")} with ${what}`;
         // `version` needs no permission at all: /version is open to every authenticated user.
         if (args[0] === "version" && what === "a token without permissions") {
-          expect({ label, code: r.code, out: r.stdout }).toEqual({ label, code: 0, out: expect.stringContaining("Server: v") });
+          expect({ label, code: r.code, out: r.stdout }).toEqual({
+            label,
+            code: 0,
+            out: expect.stringContaining("Server: v"),
+          });
           continue;
         }
         const errors = r.stderr.split("\n").filter((l) => l.startsWith("error:"));
-        expect({ label, code: r.code, errors: errors.length, stack: /^\s+at /m.test(r.stdout + r.stderr), message: message.test(r.stderr) })
-          .toEqual({ label, code: 1, errors: 1, stack: false, message: true });
+        expect({
+          label,
+          code: r.code,
+          errors: errors.length,
+          stack: /^\s+at /m.test(r.stdout + r.stderr),
+          message: message.test(r.stderr),
+        }).toEqual({ label, code: 1, errors: 1, stack: false, message: true });
         results.push(`${label}: ${errors[0]}`);
       }
     }
     expect(await getOrUndefined(NAMESPACES, installNs)).toBeUndefined();
     expect(await getOrUndefined(WEBAPPS, "from-cli", ns.name)).toBeUndefined();
-    console.error(`${results.length} failing invocations checked, e.g.\n  ${results.filter((_, i) => i % 8 === 6).join("\n  ")}`);
+    console.error(
+      `${results.length} failing invocations checked, e.g.\n  ${results.filter((_, i) => i % 8 === 6).join("\n  ")}`,
+    );
   }, 120_000);
 
   test("missing permissions name what is missing for each command", () => {
     const file = kubeconfigs.find(([w]) => w === "a token without permissions")![1];
     const wanted: Record<string, RegExp> = {
-      "operator install": /missing permissions for the install \(context "nobody-ctx"\): get, create, patch customresourcedefinitions\.apiextensions\.k8s\.io;/,
+      "operator install":
+        /missing permissions for the install \(context "nobody-ctx"\): get, create, patch customresourcedefinitions\.apiextensions\.k8s\.io;/,
       "operator uninstall": /forbidden: cannot delete deployments\.apps "webapp-operator"/,
       // status reads four things at once and reports the first refusal.
-      "operator status": /forbidden: cannot get (deployments\.apps "webapp-operator"|leases\.coordination\.k8s\.io "webapp-operator-lock"|customresourcedefinitions\.apiextensions\.k8s\.io "webapps\.apps\.example\.com") /,
+      "operator status":
+        /forbidden: cannot get (deployments\.apps "webapp-operator"|leases\.coordination\.k8s\.io "webapp-operator-lock"|customresourcedefinitions\.apiextensions\.k8s\.io "webapps\.apps\.example\.com") /,
       "operator run": /forbidden: cannot list webapps\.apps\.example\.com in namespace/,
       "webapp list": /forbidden: cannot list webapps\.apps\.example\.com in namespace/,
       "webapp get": /forbidden: cannot get webapps\.apps\.example\.com "good" in namespace/,

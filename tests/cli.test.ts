@@ -22,15 +22,43 @@ import { operatorRules } from "../src/install/rbac.ts";
 import type { KubeObject, ResourceType } from "../src/kube/types.ts";
 import { freePort } from "./_operator.ts";
 import {
-  CRDS, DEPLOYMENTS, DEVCTL, ROOT, SERVICEACCOUNTS, WEBAPPS, conditionOf, devctl, eventsFor, eventually, getOrUndefined, kube, kubeconfig, kubectl,
-  NAMESPACES, sh, tempNamespace, type WebAppLike,
+  CRDS,
+  DEPLOYMENTS,
+  DEVCTL,
+  ROOT,
+  SERVICEACCOUNTS,
+  WEBAPPS,
+  conditionOf,
+  devctl,
+  eventsFor,
+  eventually,
+  getOrUndefined,
+  kube,
+  kubeconfig,
+  kubectl,
+  NAMESPACES,
+  sh,
+  tempNamespace,
+  type WebAppLike,
 } from "./_support.ts";
 
 const INSTALL_NS = `devctl-system-${Math.random().toString(36).slice(2, 8)}`;
 const IMAGE = "ghcr.io/devctl/devctl:e2e";
 const CRD_NAME = "webapps.apps.example.com";
-const CLUSTERROLES: ResourceType = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false };
-const LEASES: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+const CLUSTERROLES: ResourceType = {
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "clusterroles",
+  kind: "ClusterRole",
+  namespaced: false,
+};
+const LEASES: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
 
 let version = "";
 let apps: { name: string; drop: () => Promise<void> };
@@ -52,13 +80,17 @@ afterAll(async () => {
 
 /** Fields of `want` that `have` lacks or holds differently, as paths (the live object adds defaults). */
 function differences(want: unknown, have: unknown, path = ""): string[] {
-  if (typeof want !== "object" || want === null) return want === have ? [] : [`${path}: want ${JSON.stringify(want)}, have ${JSON.stringify(have)}`];
+  if (typeof want !== "object" || want === null)
+    return want === have ? [] : [`${path}: want ${JSON.stringify(want)}, have ${JSON.stringify(have)}`];
   if (typeof have !== "object" || have === null) return [`${path}: missing`];
   if (Array.isArray(want)) {
-    if (!Array.isArray(have) || have.length !== want.length) return [`${path}: want ${want.length} items, have ${JSON.stringify(have)}`];
+    if (!Array.isArray(have) || have.length !== want.length)
+      return [`${path}: want ${want.length} items, have ${JSON.stringify(have)}`];
     return want.flatMap((w, i) => differences(w, have[i], `${path}[${i}]`));
   }
-  return Object.entries(want).flatMap(([k, v]) => differences(v, (have as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
+  return Object.entries(want).flatMap(([k, v]) =>
+    differences(v, (have as Record<string, unknown>)[k], path ? `${path}.${k}` : k),
+  );
 }
 
 const lines = (s: string) => s.split("\n").filter(Boolean);
@@ -98,9 +130,15 @@ describe("devctl operator install", () => {
     expect(docs).toEqual(JSON.parse(JSON.stringify(built)));
     for (const doc of docs) {
       const live = await kube.get(resourceOf(doc), doc.metadata.name as string, doc.metadata.namespace);
-      expect({ object: doc.metadata.name, differences: differences(doc, live) }).toEqual({ object: doc.metadata.name, differences: [] });
+      expect({ object: doc.metadata.name, differences: differences(doc, live) }).toEqual({
+        object: doc.metadata.name,
+        differences: [],
+      });
     }
-    const dry = kubectl(["apply", "--server-side", "--field-manager=devctl", "--dry-run=server", "-f", "-"], printed.stdout);
+    const dry = kubectl(
+      ["apply", "--server-side", "--field-manager=devctl", "--dry-run=server", "-f", "-"],
+      printed.stdout,
+    );
     expect(dry.stderr).toBe("");
     expect(dry.code).toBe(0);
     expect(lines(dry.stdout).length).toBe(8);
@@ -124,7 +162,19 @@ describe("devctl operator install", () => {
 
 describe("devctl webapp", () => {
   test("create makes the WebApp, list shows it as `kubectl get wa` does, get prints it as yaml and json", async () => {
-    const create = devctl(["webapp", "create", "my-service", "-n", apps.name, "--image", "myregistry/myapp:v2.1.0", "--replicas", "5", "--port", "8080"]);
+    const create = devctl([
+      "webapp",
+      "create",
+      "my-service",
+      "-n",
+      apps.name,
+      "--image",
+      "myregistry/myapp:v2.1.0",
+      "--replicas",
+      "5",
+      "--port",
+      "8080",
+    ]);
     expect(create.stderr).toBe("");
     expect(create.code).toBe(0);
     expect(create.stdout.trim()).toBe("webapp.apps.example.com/my-service created");
@@ -133,24 +183,36 @@ describe("devctl webapp", () => {
 
     devctl(["webapp", "create", "b", "-n", apps.name, "--image", "nginx:1.25", "--port", "80"]);
     // Same table as kubectl (AGE can tick between the two calls: retry until both read the same second).
-    await eventually(() => {
-      const ours = devctl(["webapp", "list", "-n", apps.name]).stdout;
-      const theirs = kubectl(["get", "wa", "-n", apps.name]).stdout;
-      return ours === theirs ? ours : undefined;
-    }, 10_000, "devctl webapp list to equal kubectl get wa");
-    const all = await eventually(() => {
-      const ours = devctl(["webapp", "list", "-A"]).stdout;
-      const theirs = kubectl(["get", "wa", "-A"]).stdout;
-      return ours === theirs ? ours : undefined;
-    }, 10_000, "devctl webapp list -A to equal kubectl get wa -A");
+    await eventually(
+      () => {
+        const ours = devctl(["webapp", "list", "-n", apps.name]).stdout;
+        const theirs = kubectl(["get", "wa", "-n", apps.name]).stdout;
+        return ours === theirs ? ours : undefined;
+      },
+      10_000,
+      "devctl webapp list to equal kubectl get wa",
+    );
+    const all = await eventually(
+      () => {
+        const ours = devctl(["webapp", "list", "-A"]).stdout;
+        const theirs = kubectl(["get", "wa", "-A"]).stdout;
+        return ours === theirs ? ours : undefined;
+      },
+      10_000,
+      "devctl webapp list -A to equal kubectl get wa -A",
+    );
     expect(all).toStartWith("NAMESPACE ");
     expect(all).toMatch(new RegExp(`^${apps.name} +my-service +myregistry/myapp:v2.1.0 +5 `, "m"));
 
-    const json = JSON.parse(devctl(["webapp", "get", "my-service", "-n", apps.name, "-o", "json"]).stdout) as WebAppLike;
+    const json = JSON.parse(
+      devctl(["webapp", "get", "my-service", "-n", apps.name, "-o", "json"]).stdout,
+    ) as WebAppLike;
     expect(json.spec).toEqual(stored.spec);
     expect(json.metadata.uid).toBe(stored.metadata.uid);
     expect(json.metadata.managedFields).toBeUndefined();
-    const yaml = Bun.YAML.parse(devctl(["webapp", "get", "my-service", "-n", apps.name, "-o", "yaml"]).stdout) as WebAppLike;
+    const yaml = Bun.YAML.parse(
+      devctl(["webapp", "get", "my-service", "-n", apps.name, "-o", "yaml"]).stdout,
+    ) as WebAppLike;
     expect(yaml.spec).toEqual(stored.spec);
     expect(yaml.metadata.uid).toBe(stored.metadata.uid);
   }, 30_000);
@@ -169,9 +231,25 @@ describe("devctl webapp", () => {
   });
 
   test("create --dry-run prints the WebApp as YAML and creates nothing", async () => {
-    const r = devctl(["webapp", "create", "dry", "-n", apps.name, "--image", "nginx:1.25", "--port", "80", "--dry-run"]);
+    const r = devctl([
+      "webapp",
+      "create",
+      "dry",
+      "-n",
+      apps.name,
+      "--image",
+      "nginx:1.25",
+      "--port",
+      "80",
+      "--dry-run",
+    ]);
     expect(r.code).toBe(0);
-    expect(Bun.YAML.parse(r.stdout)).toEqual({ apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name: "dry", namespace: apps.name }, spec: { image: "nginx:1.25", replicas: 1, port: 80 } });
+    expect(Bun.YAML.parse(r.stdout)).toEqual({
+      apiVersion: "apps.example.com/v1",
+      kind: "WebApp",
+      metadata: { name: "dry", namespace: apps.name },
+      spec: { image: "nginx:1.25", replicas: 1, port: 80 },
+    });
     expect(await getOrUndefined(WEBAPPS, "dry", apps.name)).toBeUndefined();
   });
 
@@ -184,7 +262,17 @@ describe("devctl webapp", () => {
 
 describe("help", () => {
   test("every command has --help with examples (exit 0)", () => {
-    const commands = [[], ["operator"], ["operator", "install"], ["operator", "uninstall"], ["operator", "status"], ["operator", "manifests"], ["webapp", "list"], ["webapp", "get"], ["webapp", "create"]];
+    const commands = [
+      [],
+      ["operator"],
+      ["operator", "install"],
+      ["operator", "uninstall"],
+      ["operator", "status"],
+      ["operator", "manifests"],
+      ["webapp", "list"],
+      ["webapp", "get"],
+      ["webapp", "create"],
+    ];
     for (const c of commands) {
       const r = devctl([...c, "--help"]);
       expect({ c, code: r.code }).toEqual({ c, code: 0 });
@@ -197,7 +285,11 @@ describe("errors", () => {
   test("an unreachable API server: exit 1 and one line naming the server and the context, no stack trace", () => {
     const file = join(scratch, "unreachable.kubeconfig");
     writeFileSync(file, kubeconfigYaml("https://127.0.0.1:1", "nowhere-ctx", { insecure: true, token: "x" }));
-    for (const args of [["operator", "install"], ["operator", "status"], ["webapp", "list"]]) {
+    for (const args of [
+      ["operator", "install"],
+      ["operator", "status"],
+      ["webapp", "list"],
+    ]) {
       const r = devctl([...args, "--kubeconfig", file]);
       expect(r.code).toBe(1);
       const error = lines(r.stderr).filter((l) => l.startsWith("error:"));
@@ -211,7 +303,11 @@ describe("errors", () => {
   test("a token without permissions: exit 1 and a message naming the verbs and resources", async () => {
     const ns = await tempNamespace("cli-nobody");
     cleanups.push(ns.drop);
-    await kube.create(SERVICEACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "nobody", namespace: ns.name } });
+    await kube.create(SERVICEACCOUNTS, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "nobody", namespace: ns.name },
+    });
     const file = join(scratch, "nobody.kubeconfig");
     writeFileSync(file, kubeconfigYaml(serverUrl(), "nobody-ctx", { ca: caPem(), token: tokenFor("nobody", ns.name) }));
 
@@ -234,10 +330,14 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
     cleanups.push(watched.drop);
     const dep = await kube.get<KubeObject & { spec: any }>(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
     const container = dep.spec.template.spec.containers[0];
-    const entrypoint = JSON.parse((await Bun.file(join(ROOT, "Dockerfile")).text()).match(/^ENTRYPOINT (.*)$/m)![1]!) as string[];
+    const entrypoint = JSON.parse(
+      (await Bun.file(join(ROOT, "Dockerfile")).text()).match(/^ENTRYPOINT (.*)$/m)![1]!,
+    ) as string[];
     const port = await freePort();
     // The pod's args, except that both servers share one free loopback port instead of :8080/:8081.
-    const args = (container.args as string[]).map((a) => (/^--(metrics|health-probe)-bind-address=/.test(a) ? a.replace(/=.*/, `=127.0.0.1:${port}`) : a));
+    const args = (container.args as string[]).map((a) =>
+      /^--(metrics|health-probe)-bind-address=/.test(a) ? a.replace(/=.*/, `=127.0.0.1:${port}`) : a,
+    );
     // The binary is bind-mounted at a fixed path first, as the image has it at one: the clone may sit
     // under /tmp, which the pod's empty /tmp below would hide.
     const command = ["/run/devctl", ...entrypoint.slice(1), ...args];
@@ -275,7 +375,11 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       WATCH_NAMESPACE: watched.name,
     };
     let logs = "";
-    const proc = Bun.spawn(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", ...command], { env, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", ...command], {
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const drain = async (s: ReadableStream<Uint8Array>) => {
       const d = new TextDecoder();
       for await (const c of s) logs += d.decode(c, { stream: true });
@@ -287,32 +391,65 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       await proc.exited;
     });
 
-    await eventually(async () => {
-      if (proc.exitCode !== null) throw new Error(`the operator exited with ${proc.exitCode}: ${logs}`);
-      return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200;
-    }, 30_000, "the in-cluster operator to be ready");
+    await eventually(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`the operator exited with ${proc.exitCode}: ${logs}`);
+        return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200;
+      },
+      30_000,
+      "the in-cluster operator to be ready",
+    );
     expect(logs).toContain(`starting the WebApp operator against https://127.0.0.1:${env.KUBERNETES_SERVICE_PORT}`);
 
     // It reconciles with the installed RBAC: Deployment, Service, status, events.
-    const create = devctl(["webapp", "create", "in-cluster", "-n", watched.name, "--image", "nginx:1.25", "--replicas", "2", "--port", "80"]);
+    const create = devctl([
+      "webapp",
+      "create",
+      "in-cluster",
+      "-n",
+      watched.name,
+      "--image",
+      "nginx:1.25",
+      "--replicas",
+      "2",
+      "--port",
+      "80",
+    ]);
     expect(create.code).toBe(0);
-    const ready = await eventually(async () => {
-      const wa = await getOrUndefined<WebAppLike>(WEBAPPS, "in-cluster", watched.name);
-      return conditionOf(wa, "Available")?.status === "True" && wa?.status?.readyReplicas === 2 ? wa : undefined;
-    }, 60_000, "the WebApp to become Available through the in-cluster operator");
+    const ready = await eventually(
+      async () => {
+        const wa = await getOrUndefined<WebAppLike>(WEBAPPS, "in-cluster", watched.name);
+        return conditionOf(wa, "Available")?.status === "True" && wa?.status?.readyReplicas === 2 ? wa : undefined;
+      },
+      60_000,
+      "the WebApp to become Available through the in-cluster operator",
+    );
     expect(ready.status?.readyReplicas).toBe(2);
     expect(await getOrUndefined(DEPLOYMENTS, "in-cluster-deployment", watched.name)).toBeDefined();
     expect((await eventsFor(watched.name, "in-cluster")).some((e) => e.reason === "Created")).toBe(true);
     expect(logs).not.toContain("forbidden");
 
     // It leads through the Lease in the install namespace, which status shows.
-    const lease = await eventually(async () => (await getOrUndefined<KubeObject & { spec: { holderIdentity?: string } }>(LEASES, "webapp-operator-lock", INSTALL_NS))?.spec?.holderIdentity, 30_000, "the lease");
+    const lease = await eventually(
+      async () =>
+        (
+          await getOrUndefined<KubeObject & { spec: { holderIdentity?: string } }>(
+            LEASES,
+            "webapp-operator-lock",
+            INSTALL_NS,
+          )
+        )?.spec?.holderIdentity,
+      30_000,
+      "the lease",
+    );
     const status = devctl(["operator", "status", "-n", INSTALL_NS]);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`Version:   ${version}`);
     expect(status.stdout).toContain(`Image:     ${IMAGE}`);
     expect(status.stdout).toContain("Replicas:  2/2 ready");
-    expect(status.stdout).toMatch(new RegExp(`Leader: +${lease.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, last renewed \\d+s ago at \\d{4}-`));
+    expect(status.stdout).toMatch(
+      new RegExp(`Leader: +${lease.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, last renewed \\d+s ago at \\d{4}-`),
+    );
     expect(status.stdout).toMatch(/WebApps: +\d+ in all namespaces: [1-9]\d* Available, \d+ Degraded, \d+ Progressing/);
 
     // Its footprint, for the Deployment's requests and limits (deployment.ts).
@@ -321,35 +458,68 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
     expect(rss / 1024).toBeLessThan(192);
 
     // Take one rule away: creating Deployments.
-    const role = await kube.get<KubeObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }>(CLUSTERROLES, clusterRoleName(INSTALL_NS));
-    const rules = operatorRules().map((r) => (r.resources.includes("deployments") ? { ...r, verbs: r.verbs.filter((v) => v !== "create") } : r));
+    const role = await kube.get<
+      KubeObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }
+    >(CLUSTERROLES, clusterRoleName(INSTALL_NS));
+    const rules = operatorRules().map((r) =>
+      r.resources.includes("deployments") ? { ...r, verbs: r.verbs.filter((v) => v !== "create") } : r,
+    );
     await kube.replace(CLUSTERROLES, { ...role, rules });
-    const second = devctl(["webapp", "create", "no-create", "-n", watched.name, "--image", "nginx:1.25", "--port", "80"]);
+    const second = devctl([
+      "webapp",
+      "create",
+      "no-create",
+      "-n",
+      watched.name,
+      "--image",
+      "nginx:1.25",
+      "--port",
+      "80",
+    ]);
     expect(second.code).toBe(0);
     // Server-side apply of a new object needs create: the API server names exactly that permission.
     const missing = `cannot create resource "deployments" in API group "apps" in the namespace "${watched.name}"`;
-    const logged = () => logs.split("\n").some((l) => l.startsWith("{") && (JSON.parse(l) as { msg: string }).msg.includes(missing));
+    const logged = () =>
+      logs.split("\n").some((l) => l.startsWith("{") && (JSON.parse(l) as { msg: string }).msg.includes(missing));
     await eventually(logged, 30_000, `the operator's log to say "${missing}"`).catch((e: Error) => {
       throw new Error(`${e.message}\n--- the operator's log, last lines ---\n${logs.slice(-4000)}`);
     });
-    const degraded = await eventually(async () => {
-      const wa = await getOrUndefined<WebAppLike>(WEBAPPS, "no-create", watched.name);
-      const c = conditionOf(wa, "Degraded");
-      return c?.status === "True" ? c : undefined;
-    }, 30_000, "the WebApp to be Degraded");
+    const degraded = await eventually(
+      async () => {
+        const wa = await getOrUndefined<WebAppLike>(WEBAPPS, "no-create", watched.name);
+        const c = conditionOf(wa, "Degraded");
+        return c?.status === "True" ? c : undefined;
+      },
+      30_000,
+      "the WebApp to be Degraded",
+    );
     expect(degraded.message).toContain(missing);
-    expect((await eventsFor(watched.name, "no-create")).some((e) => e.type === "Warning" && e.message.includes(missing))).toBe(true);
+    expect(
+      (await eventsFor(watched.name, "no-create")).some((e) => e.type === "Warning" && e.message.includes(missing)),
+    ).toBe(true);
 
     // Install again repairs the tampered rule and reports just that object as configured.
     const repair = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE]);
     expect(repair.code).toBe(0);
-    expect(lines(repair.stdout).filter((l) => !l.endsWith(" unchanged"))).toEqual([`clusterrole.rbac.authorization.k8s.io/${clusterRoleName(INSTALL_NS)} configured`]);
-    await eventually(async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "no-create", watched.name), "Available")?.status === "True", 60_000, "the WebApp to recover once the rule is back");
+    expect(lines(repair.stdout).filter((l) => !l.endsWith(" unchanged"))).toEqual([
+      `clusterrole.rbac.authorization.k8s.io/${clusterRoleName(INSTALL_NS)} configured`,
+    ]);
+    await eventually(
+      async () =>
+        conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "no-create", watched.name), "Available")?.status ===
+        "True",
+      60_000,
+      "the WebApp to recover once the rule is back",
+    );
 
     // SIGTERM: stops cleanly (exit 0) and releases the lease.
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
-    const released = await kube.get<KubeObject & { spec: { holderIdentity?: string } }>(LEASES, "webapp-operator-lock", INSTALL_NS);
+    const released = await kube.get<KubeObject & { spec: { holderIdentity?: string } }>(
+      LEASES,
+      "webapp-operator-lock",
+      INSTALL_NS,
+    );
     expect(released.spec.holderIdentity ?? "").toBe("");
   }, 240_000);
 });
@@ -358,7 +528,9 @@ describe("devctl operator uninstall", () => {
   test("--delete-crd without --yes and without a terminal refuses, says what it would delete, and deletes nothing", async () => {
     const r = devctl(["operator", "uninstall", "-n", INSTALL_NS, "--delete-crd"], {}, "y\n");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/--delete-crd deletes the CustomResourceDefinition webapps\.apps\.example\.com at \S+ and with it \d+ WebApps? in \d+ namespaces? \([^)]*\), and so \d+ Deployments? and \d+ Services? they own\./);
+    expect(r.stderr).toMatch(
+      /--delete-crd deletes the CustomResourceDefinition webapps\.apps\.example\.com at \S+ and with it \d+ WebApps? in \d+ namespaces? \([^)]*\), and so \d+ Deployments? and \d+ Services? they own\./,
+    );
     expect(r.stderr).toContain(apps.name);
     expect(r.stderr).toContain("refusing to delete the CRD without confirmation: stdin is not a terminal");
     expect(r.stdout).toBe("");
@@ -416,7 +588,11 @@ function tokenFor(sa: string, namespace: string): string {
   return r.stdout.trim();
 }
 
-function kubeconfigYaml(server: string, context: string, auth: { ca?: string; insecure?: boolean; token: string }): string {
+function kubeconfigYaml(
+  server: string,
+  context: string,
+  auth: { ca?: string; insecure?: boolean; token: string },
+): string {
   const cluster: Record<string, unknown> = { server };
   if (auth.ca) cluster["certificate-authority-data"] = Buffer.from(auth.ca).toString("base64");
   if (auth.insecure) cluster["insecure-skip-tls-verify"] = true;

@@ -9,7 +9,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConnection } from "../src/kube/config.ts";
 import type { KubeObject } from "../src/kube/types.ts";
-import { CRDS, DEPLOYMENTS, DEVCTL, PODS, REPLICASETS, SERVICEACCOUNTS, devctl, eventually, kube, kubeconfig, kubectl, sh, tempNamespace } from "./_support.ts";
+import {
+  CRDS,
+  DEPLOYMENTS,
+  DEVCTL,
+  PODS,
+  REPLICASETS,
+  SERVICEACCOUNTS,
+  devctl,
+  eventually,
+  kube,
+  kubeconfig,
+  kubectl,
+  sh,
+  tempNamespace,
+} from "./_support.ts";
 
 let ns: Awaited<ReturnType<typeof tempNamespace>>;
 beforeAll(async () => {
@@ -26,40 +40,62 @@ const deployment = (name: string, replicas: number): KubeObject => ({
   spec: {
     replicas,
     selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "app", image: "registry.k8s.io/pause:3.10" }] } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: "app", image: "registry.k8s.io/pause:3.10" }] },
+    },
   },
 });
 
 describe("the test cluster", () => {
   test("a Deployment of 3 replicas reaches readyReplicas 3", async () => {
     await kube.create(DEPLOYMENTS, deployment("web", 3));
-    const ready = await eventually(async () => {
-      const d = await kube.get<KubeObject & { status?: { readyReplicas?: number } }>(DEPLOYMENTS, "web", ns.name);
-      return d.status?.readyReplicas === 3 ? d : undefined;
-    }, 60_000, "3 ready replicas");
+    const ready = await eventually(
+      async () => {
+        const d = await kube.get<KubeObject & { status?: { readyReplicas?: number } }>(DEPLOYMENTS, "web", ns.name);
+        return d.status?.readyReplicas === 3 ? d : undefined;
+      },
+      60_000,
+      "3 ready replicas",
+    );
     expect(ready.status?.readyReplicas).toBe(3);
   });
 
   test("deleting a Deployment garbage-collects its ReplicaSet and Pods", async () => {
     await kube.create(DEPLOYMENTS, deployment("gc", 2));
-    await eventually(async () => (await kube.list(PODS, { namespace: ns.name, labelSelector: "app=gc" })).items.length === 2, 60_000, "2 pods");
+    await eventually(
+      async () => (await kube.list(PODS, { namespace: ns.name, labelSelector: "app=gc" })).items.length === 2,
+      60_000,
+      "2 pods",
+    );
     expect((await kube.list(REPLICASETS, { namespace: ns.name, labelSelector: "app=gc" })).items.length).toBe(1);
     await kube.delete(DEPLOYMENTS, "gc", ns.name, { propagationPolicy: "Background" });
-    await eventually(async () => {
-      const rs = await kube.list(REPLICASETS, { namespace: ns.name, labelSelector: "app=gc" });
-      const pods = await kube.list(PODS, { namespace: ns.name, labelSelector: "app=gc" });
-      return rs.items.length === 0 && pods.items.length === 0;
-    }, 60_000, "ReplicaSet and Pods to be garbage-collected");
+    await eventually(
+      async () => {
+        const rs = await kube.list(REPLICASETS, { namespace: ns.name, labelSelector: "app=gc" });
+        const pods = await kube.list(PODS, { namespace: ns.name, labelSelector: "app=gc" });
+        return rs.items.length === 0 && pods.items.length === 0;
+      },
+      60_000,
+      "ReplicaSet and Pods to be garbage-collected",
+    );
   });
 
   test("the WebApp CRD from crd/ is Established and kubectl get wa works", async () => {
     const apply = kubectl(["apply", "--server-side", "--force-conflicts", "-f", "crd/webapps.apps.example.com.yaml"]);
     expect(apply.stderr).toBe("");
     expect(apply.code).toBe(0);
-    await eventually(async () => {
-      const crd = await kube.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, "webapps.apps.example.com");
-      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
-    }, 30_000, "CRD Established");
+    await eventually(
+      async () => {
+        const crd = await kube.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+          CRDS,
+          "webapps.apps.example.com",
+        );
+        return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+      },
+      30_000,
+      "CRD Established",
+    );
     const created = kubectl(["apply", "-n", ns.name, "-f", "crd/examples/test-app.yaml"]);
     expect(created.code).toBe(0);
     const got = kubectl(["get", "wa", "-n", ns.name, "-o", "name"]);
@@ -77,13 +113,21 @@ describe("the compiled executable reaches the API server", () => {
   });
 
   test("with a ServiceAccount token from the TokenRequest API and the cluster CA", async () => {
-    await kube.create(SERVICEACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "probe", namespace: ns.name } });
-    // TokenRequest is the token subresource of the ServiceAccount.
-    const tr = await kube.raw<{ status: { token: string } }>("POST", `/api/v1/namespaces/${ns.name}/serviceaccounts/probe/token`, {
-      apiVersion: "authentication.k8s.io/v1",
-      kind: "TokenRequest",
-      spec: { expirationSeconds: 600 },
+    await kube.create(SERVICEACCOUNTS, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "probe", namespace: ns.name },
     });
+    // TokenRequest is the token subresource of the ServiceAccount.
+    const tr = await kube.raw<{ status: { token: string } }>(
+      "POST",
+      `/api/v1/namespaces/${ns.name}/serviceaccounts/probe/token`,
+      {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenRequest",
+        spec: { expirationSeconds: 600 },
+      },
+    );
     expect(tr.status.token.length).toBeGreaterThan(20);
     const conn = loadConnection({ kubeconfig });
     const dir = mkdtempSync(join(tmpdir(), "devctl-sa-"));

@@ -7,7 +7,20 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { buildWebAppCrd } from "../src/api/crd.ts";
 import { startOperator, type OperatorProcess } from "./_operator.ts";
-import { DEPLOYMENTS, WEBAPPS, conditionOf, ensureCrd, eventsFor, eventually, getOrUndefined, kube, kubectl, tempNamespace, webapp, type WebAppLike } from "./_support.ts";
+import {
+  DEPLOYMENTS,
+  WEBAPPS,
+  conditionOf,
+  ensureCrd,
+  eventsFor,
+  eventually,
+  getOrUndefined,
+  kube,
+  kubectl,
+  tempNamespace,
+  webapp,
+  type WebAppLike,
+} from "./_support.ts";
 
 let ns: Awaited<ReturnType<typeof tempNamespace>>;
 let op: OperatorProcess;
@@ -17,7 +30,9 @@ let op: OperatorProcess;
  * subresource (whose path the API server checks for a non-negative integer): anything is stored as sent.
  */
 function schemalessCrd(): string {
-  const crd = buildWebAppCrd() as unknown as { spec: { versions: { schema: unknown; subresources?: Record<string, unknown> }[] } };
+  const crd = buildWebAppCrd() as unknown as {
+    spec: { versions: { schema: unknown; subresources?: Record<string, unknown> }[] };
+  };
   for (const v of crd.spec.versions) {
     v.subresources = { status: {} };
     v.schema = {
@@ -39,10 +54,14 @@ beforeAll(async () => {
   if (r.code !== 0) throw new Error(r.stderr);
   ns = await tempNamespace("invalid");
   // The API server may take a moment to serve the new schema.
-  await eventually(async () => {
-    await kube.create(WEBAPPS, webapp("probe", ns.name, { image: "x", port: 0 }), { dryRun: true });
-    return true;
-  }, 20_000, "the schema-less CRD to be served");
+  await eventually(
+    async () => {
+      await kube.create(WEBAPPS, webapp("probe", ns.name, { image: "x", port: 0 }), { dryRun: true });
+      return true;
+    },
+    20_000,
+    "the schema-less CRD to be served",
+  );
   op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
 });
 afterAll(async () => {
@@ -64,20 +83,35 @@ const cases: [string, Record<string, unknown>, string][] = [
 test("each invalid WebApp is Degraded with reason InvalidSpec naming the field, and gets no children", async () => {
   for (const [name, spec] of cases) await kube.create(WEBAPPS, webapp(name, ns.name, spec));
   for (const [name, , field] of cases) {
-    const w = await eventually(async () => {
-      const w = await getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
-      return conditionOf(w, "Degraded")?.reason === "InvalidSpec" ? w : undefined;
-    }, 30_000, `${name} to be reported InvalidSpec`);
+    const w = await eventually(
+      async () => {
+        const w = await getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
+        return conditionOf(w, "Degraded")?.reason === "InvalidSpec" ? w : undefined;
+      },
+      30_000,
+      `${name} to be reported InvalidSpec`,
+    );
     expect(conditionOf(w, "Degraded")?.message).toContain(field);
     expect(await getOrUndefined(DEPLOYMENTS, `${name}-deployment`, ns.name)).toBeUndefined();
   }
-  await eventually(async () => (await eventsFor(ns.name, "big-port")).some((e) => e.type === "Warning" && e.reason === "InvalidSpec" && e.message.includes("spec.port")), 10_000, "a Warning event");
+  await eventually(
+    async () =>
+      (await eventsFor(ns.name, "big-port")).some(
+        (e) => e.type === "Warning" && e.reason === "InvalidSpec" && e.message.includes("spec.port"),
+      ),
+    10_000,
+    "a Warning event",
+  );
 });
 
 test("a valid WebApp beside them converges, and the invalid ones cause no retry storm", async () => {
   const reconcilesBefore = await op.counter("controller_runtime_reconcile_total");
   await kube.create(WEBAPPS, webapp("fine", ns.name, { image: "nginx:1.25", replicas: 2, port: 80 }));
-  await eventually(async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "fine", ns.name), "Available")?.status === "True", 30_000, "fine to be Available");
+  await eventually(
+    async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "fine", ns.name), "Available")?.status === "True",
+    30_000,
+    "fine to be Available",
+  );
   await Bun.sleep(3000);
   // A handful of reconciles for "fine" (its children's events), none repeating for the invalid ones.
   expect((await op.counter("controller_runtime_reconcile_total")) - reconcilesBefore).toBeLessThan(20);
@@ -87,8 +121,12 @@ test("a valid WebApp beside them converges, and the invalid ones cause no retry 
 
 test("fixing an invalid WebApp makes it converge", async () => {
   await kube.patch(WEBAPPS, "big-port", ns.name, { spec: { port: 8080 } }, "merge");
-  await eventually(async () => {
-    const w = await getOrUndefined<WebAppLike>(WEBAPPS, "big-port", ns.name);
-    return conditionOf(w, "Available")?.status === "True" && conditionOf(w, "Degraded")?.status === "False";
-  }, 30_000, "big-port to converge once fixed");
+  await eventually(
+    async () => {
+      const w = await getOrUndefined<WebAppLike>(WEBAPPS, "big-port", ns.name);
+      return conditionOf(w, "Available")?.status === "True" && conditionOf(w, "Degraded")?.status === "False";
+    },
+    30_000,
+    "big-port to converge once fixed",
+  );
 });

@@ -13,11 +13,30 @@ import { join } from "node:path";
 import type { KubeObject, ResourceType } from "../src/kube/types.ts";
 import { adminConnection, createServiceAccount, expiredTokenFor, kubeconfigYaml, tokenFor } from "./_identities.ts";
 import { freePort } from "./_operator.ts";
-import { DEPLOYMENTS, DEVCTL, WEBAPPS, conditionOf, ensureCrd, eventually, getOrUndefined, kube, sh, tempNamespace, webapp, type WebAppLike } from "./_support.ts";
+import {
+  DEPLOYMENTS,
+  DEVCTL,
+  WEBAPPS,
+  conditionOf,
+  ensureCrd,
+  eventually,
+  getOrUndefined,
+  kube,
+  sh,
+  tempNamespace,
+  webapp,
+  type WebAppLike,
+} from "./_support.ts";
 
 setDefaultTimeout(120_000);
 
-const CLUSTERROLEBINDINGS: ResourceType = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false };
+const CLUSTERROLEBINDINGS: ResourceType = {
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "clusterrolebindings",
+  kind: "ClusterRoleBinding",
+  namespaced: false,
+};
 const DEBUG_ENV = { DEVCTL_DEBUG: "1" };
 
 let ns: Awaited<ReturnType<typeof tempNamespace>>;
@@ -44,15 +63,26 @@ beforeAll(async () => {
     subjects: [{ kind: "ServiceAccount", name: "secrecy", namespace: ns.name }],
   });
   const admin = adminConnection();
-  if (!admin.cert || !admin.key) throw new Error("the test kubeconfig must authenticate with a client certificate for this suite");
+  if (!admin.cert || !admin.key)
+    throw new Error("the test kubeconfig must authenticate with a client certificate for this suite");
   const token = tokenFor("secrecy", ns.name);
   const rejected = (await expiredTokenFor("secrecy", ns.name)) ?? `${token.slice(0, -8)}AAAAAAAA`;
   const write = (file: string, text: string) => (writeFileSync(join(scratch, file), text), join(scratch, file));
   tokenConfig = write("token.kubeconfig", kubeconfigYaml(admin.server, "token-ctx", { ca: admin.ca, token }));
-  certConfig = write("cert.kubeconfig", kubeconfigYaml(admin.server, "cert-ctx", { ca: admin.ca, cert: admin.cert, key: admin.key }));
-  rejectedConfig = write("rejected.kubeconfig", kubeconfigYaml(admin.server, "rejected-ctx", { ca: admin.ca, token: rejected }));
+  certConfig = write(
+    "cert.kubeconfig",
+    kubeconfigYaml(admin.server, "cert-ctx", { ca: admin.ca, cert: admin.cert, key: admin.key }),
+  );
+  rejectedConfig = write(
+    "rejected.kubeconfig",
+    kubeconfigYaml(admin.server, "rejected-ctx", { ca: admin.ca, token: rejected }),
+  );
   const b64 = (s: string) => Buffer.from(s).toString("base64");
-  const pemLines = (pem: string) => pem.split("\n").filter((l) => l.length >= 40 && !l.startsWith("-----")).slice(0, 3);
+  const pemLines = (pem: string) =>
+    pem
+      .split("\n")
+      .filter((l) => l.length >= 40 && !l.startsWith("-----"))
+      .slice(0, 3);
   secrets = [
     ["the token", token],
     ["the token's signature", token.split(".")[2] ?? token],
@@ -81,24 +111,46 @@ async function operator(kubeconfigFile: string, extra: string[]) {
   const port = await freePort();
   let out = "";
   const proc = Bun.spawn(
-    [DEVCTL, "operator", "run", "--kubeconfig", kubeconfigFile, "--namespaces", ns.name, "--log-level", "debug",
-      "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`, ...extra],
+    [
+      DEVCTL,
+      "operator",
+      "run",
+      "--kubeconfig",
+      kubeconfigFile,
+      "--namespaces",
+      ns.name,
+      "--log-level",
+      "debug",
+      "--metrics-bind-address",
+      `127.0.0.1:${port}`,
+      "--health-probe-bind-address",
+      `127.0.0.1:${port}`,
+      ...extra,
+    ],
     { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...DEBUG_ENV, KUBECONFIG: "" } },
   );
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const d = new TextDecoder();
     for await (const c of s) out += d.decode(c, { stream: true });
   };
-  const drained = Promise.all([drain(proc.stdout as ReadableStream<Uint8Array>), drain(proc.stderr as ReadableStream<Uint8Array>)]);
+  const drained = Promise.all([
+    drain(proc.stdout as ReadableStream<Uint8Array>),
+    drain(proc.stderr as ReadableStream<Uint8Array>),
+  ]);
   const metrics = () => fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
   return {
     proc,
     logs: () => out,
     metrics,
-    ready: () => eventually(async () => {
-      if (proc.exitCode !== null) throw new Error(`the operator exited with ${proc.exitCode}: ${out}`);
-      return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200;
-    }, 30_000, "the operator to be ready"),
+    ready: () =>
+      eventually(
+        async () => {
+          if (proc.exitCode !== null) throw new Error(`the operator exited with ${proc.exitCode}: ${out}`);
+          return (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200;
+        },
+        30_000,
+        "the operator to be ready",
+      ),
     stop: async () => {
       proc.kill("SIGTERM");
       const code = await proc.exited;
@@ -109,7 +161,11 @@ async function operator(kubeconfigFile: string, extra: string[]) {
 }
 
 async function available(name: string): Promise<void> {
-  await eventually(async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name), "Available")?.status === "True", 60_000, `${name} to be Available`);
+  await eventually(
+    async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name), "Available")?.status === "True",
+    60_000,
+    `${name} to be Available`,
+  );
 }
 
 test("the search finds the secrets where they are: in the kubeconfigs", () => {
@@ -120,20 +176,48 @@ test("the search finds the secrets where they are: in the kubeconfigs", () => {
 
 describe("the operator at debug level", () => {
   test("with a token kubeconfig (JSON logs, leader election, self-healing, a name collision, shutdown) logs no credential", async () => {
-    const op = await operator(tokenConfig, ["--log-format", "json", "--lease-namespace", ns.name, "--lease-duration", "4s", "--renew-deadline", "3s", "--retry-period", "1s"]);
+    const op = await operator(tokenConfig, [
+      "--log-format",
+      "json",
+      "--lease-namespace",
+      ns.name,
+      "--lease-duration",
+      "4s",
+      "--renew-deadline",
+      "3s",
+      "--retry-period",
+      "1s",
+    ]);
     await op.ready();
     await kube.create(WEBAPPS, webapp("token-app", ns.name, { image: "nginx:1.25", replicas: 2, port: 8080 }));
     await available("token-app");
     await kube.delete(DEPLOYMENTS, "token-app-deployment", ns.name);
-    await eventually(() => getOrUndefined(DEPLOYMENTS, "token-app-deployment", ns.name), 30_000, "the Deployment to be recreated");
+    await eventually(
+      () => getOrUndefined(DEPLOYMENTS, "token-app-deployment", ns.name),
+      30_000,
+      "the Deployment to be recreated",
+    );
     await kube.create(DEPLOYMENTS, {
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name: "taken-deployment", namespace: ns.name },
-      spec: { replicas: 1, selector: { matchLabels: { x: "y" } }, template: { metadata: { labels: { x: "y" } }, spec: { containers: [{ name: "x", image: "registry.k8s.io/pause:3.10" }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { x: "y" } },
+        template: {
+          metadata: { labels: { x: "y" } },
+          spec: { containers: [{ name: "x", image: "registry.k8s.io/pause:3.10" }] },
+        },
+      },
     } as KubeObject);
     await kube.create(WEBAPPS, webapp("taken", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
-    await eventually(async () => conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "taken", ns.name), "Degraded")?.reason === "ResourceExists", 30_000, "a collision");
+    await eventually(
+      async () =>
+        conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "taken", ns.name), "Degraded")?.reason ===
+        "ResourceExists",
+      30_000,
+      "a collision",
+    );
     const metrics = await op.metrics();
     expect(await op.stop()).toBe(0);
     const logs = op.logs();
@@ -177,18 +261,27 @@ describe("the CLI with DEVCTL_DEBUG=1", () => {
       ["version"],
     ];
     let stacks = 0;
-    for (const [what, file] of [["token", tokenConfig], ["client certificate", certConfig], ["rejected token", rejectedConfig]] as const) {
+    for (const [what, file] of [
+      ["token", tokenConfig],
+      ["client certificate", certConfig],
+      ["rejected token", rejectedConfig],
+    ] as const) {
       for (const args of commands) {
         const r = sh([DEVCTL, ...args, "--kubeconfig", file], { env: { ...DEBUG_ENV, KUBECONFIG: "" } });
         const text = r.stdout + r.stderr;
         if (/^\s+at /m.test(text)) stacks++;
         outputs.push([`devctl ${args.slice(0, 2).join(" ")} (${what})`, text]);
-        expect({ command: `${args.join(" ")} with the ${what}`, leaks: leaks(text) }).toEqual({ command: `${args.join(" ")} with the ${what}`, leaks: [] });
+        expect({ command: `${args.join(" ")} with the ${what}`, leaks: leaks(text) }).toEqual({
+          command: `${args.join(" ")} with the ${what}`,
+          leaks: [],
+        });
       }
     }
     // The debug switch did its job: failures printed their stacks (and those were searched too).
     expect(stacks).toBeGreaterThan(0);
     const bytes = outputs.reduce((n, [, t]) => n + t.length, 0);
-    console.error(`log secrecy: ${outputs.length} outputs (${(bytes / 1024).toFixed(0)} KiB) searched for ${secrets.length} secrets: none found`);
+    console.error(
+      `log secrecy: ${outputs.length} outputs (${(bytes / 1024).toFixed(0)} KiB) searched for ${secrets.length} secrets: none found`,
+    );
   });
 });

@@ -23,7 +23,14 @@ import {
 } from "./_support.ts";
 
 interface DeploymentLike extends KubeObject {
-  spec: { replicas: number; selector?: unknown; template: { metadata?: unknown; spec: { containers: { name: string; image: string; ports?: { containerPort: number }[] }[] } } };
+  spec: {
+    replicas: number;
+    selector?: unknown;
+    template: {
+      metadata?: unknown;
+      spec: { containers: { name: string; image: string; ports?: { containerPort: number }[] }[] };
+    };
+  };
   status?: { readyReplicas?: number };
 }
 interface ServiceLike extends KubeObject {
@@ -49,20 +56,24 @@ const svc = (name: string) => getOrUndefined<ServiceLike>(SERVICES, `${name}-svc
 const wa = (name: string) => getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
 
 async function convergedTo(name: string, image: string, replicas: number, port: number): Promise<void> {
-  await eventually(async () => {
-    const [d, s, w] = await Promise.all([dep(name), svc(name), wa(name)]);
-    const c = d?.spec.template.spec.containers[0];
-    return (
-      d?.spec.replicas === replicas &&
-      c?.image === image &&
-      c.ports?.[0]?.containerPort === port &&
-      s?.spec.ports[0]?.port === 80 &&
-      s.spec.ports[0]?.targetPort === port &&
-      w?.status?.readyReplicas === replicas &&
-      conditionOf(w, "Available")?.status === "True" &&
-      w.status.observedGeneration === w.metadata.generation
-    );
-  }, 60_000, `${name} to converge to ${image} x${replicas} on port ${port}`);
+  await eventually(
+    async () => {
+      const [d, s, w] = await Promise.all([dep(name), svc(name), wa(name)]);
+      const c = d?.spec.template.spec.containers[0];
+      return (
+        d?.spec.replicas === replicas &&
+        c?.image === image &&
+        c.ports?.[0]?.containerPort === port &&
+        s?.spec.ports[0]?.port === 80 &&
+        s.spec.ports[0]?.targetPort === port &&
+        w?.status?.readyReplicas === replicas &&
+        conditionOf(w, "Available")?.status === "True" &&
+        w.status.observedGeneration === w.metadata.generation
+      );
+    },
+    60_000,
+    `${name} to converge to ${image} x${replicas} on port ${port}`,
+  );
 }
 
 describe("the seed's case", () => {
@@ -74,13 +85,22 @@ describe("the seed's case", () => {
     expect(s?.spec.selector).toEqual({ app: "test-app", "managed-by": "webapp-operator" });
     for (const child of [d, s]) {
       expect(child?.metadata.ownerReferences).toEqual([
-        { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: w?.metadata.uid as string, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: "apps.example.com/v1",
+          kind: "WebApp",
+          name: "test-app",
+          uid: w?.metadata.uid as string,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ]);
     }
     expect(conditionOf(w, "Progressing")?.status).toBe("False");
     expect(conditionOf(w, "Degraded")?.status).toBe("False");
     const events = await eventsFor(ns.name, "test-app");
-    expect(events.some((e) => e.reason === "Created" && e.message.includes("Deployment test-app-deployment created"))).toBe(true);
+    expect(
+      events.some((e) => e.reason === "Created" && e.message.includes("Deployment test-app-deployment created")),
+    ).toBe(true);
     expect(events.some((e) => e.reason === "Created" && e.message.includes("Service test-app-svc created"))).toBe(true);
   });
 
@@ -96,9 +116,19 @@ describe("the seed's case", () => {
     const before = await op.writes();
     const reconciles = await op.counter("controller_runtime_reconcile_total");
     for (let i = 0; i < 5; i++) {
-      await kube.patch(WEBAPPS, "test-app", ns.name, { metadata: { annotations: { "test/touch": String(i) } } }, "merge");
+      await kube.patch(
+        WEBAPPS,
+        "test-app",
+        ns.name,
+        { metadata: { annotations: { "test/touch": String(i) } } },
+        "merge",
+      );
     }
-    await eventually(async () => (await op.counter("controller_runtime_reconcile_total")) >= reconciles + 5, 20_000, "five reconciles");
+    await eventually(
+      async () => (await op.counter("controller_runtime_reconcile_total")) >= reconciles + 5,
+      20_000,
+      "five reconciles",
+    );
     await Bun.sleep(1000);
     expect(await op.writes()).toBe(before);
     expect(await op.counter("controller_runtime_reconcile_errors_total")).toBe(0);
@@ -115,7 +145,9 @@ describe("spec changes converge", () => {
     await kube.patch(WEBAPPS, "test-app", ns.name, { spec: { port: 8080 } }, "merge");
     await convergedTo("test-app", "nginx:1.27", 5, 8080);
     const events = await eventsFor(ns.name, "test-app");
-    expect(events.some((e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas")).toBe(true);
+    expect(
+      events.some((e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas"),
+    ).toBe(true);
   });
 
   test("kubectl scale on the WebApp goes through the scale subresource", async () => {
@@ -129,10 +161,14 @@ describe("self-healing", () => {
   test("a deleted Deployment is recreated", async () => {
     const old = await dep("test-app");
     await kube.delete(DEPLOYMENTS, "test-app-deployment", ns.name);
-    await eventually(async () => {
-      const d = await dep("test-app");
-      return d && d.metadata.uid !== old?.metadata.uid;
-    }, 30_000, "the Deployment to be recreated");
+    await eventually(
+      async () => {
+        const d = await dep("test-app");
+        return d && d.metadata.uid !== old?.metadata.uid;
+      },
+      30_000,
+      "the Deployment to be recreated",
+    );
     await convergedTo("test-app", "nginx:1.27", 2, 8080);
   });
 
@@ -148,11 +184,21 @@ describe("self-healing", () => {
   });
 
   test("a changed Service port and selector are restored", async () => {
-    await kube.patch(SERVICES, "test-app-svc", ns.name, { spec: { selector: { app: "other" }, ports: [{ name: "http", port: 80, targetPort: 9999 }] } }, "strategic");
-    await eventually(async () => {
-      const s = await svc("test-app");
-      return s?.spec.ports[0]?.targetPort === 8080 && s.spec.selector.app === "test-app";
-    }, 30_000, "the Service to be restored");
+    await kube.patch(
+      SERVICES,
+      "test-app-svc",
+      ns.name,
+      { spec: { selector: { app: "other" }, ports: [{ name: "http", port: 80, targetPort: 9999 }] } },
+      "strategic",
+    );
+    await eventually(
+      async () => {
+        const s = await svc("test-app");
+        return s?.spec.ports[0]?.targetPort === 8080 && s.spec.selector.app === "test-app";
+      },
+      30_000,
+      "the Service to be restored",
+    );
   });
 });
 
@@ -165,16 +211,30 @@ describe("objects we do not control", () => {
       spec: {
         replicas: 1,
         selector: { matchLabels: { team: "someone-else" } },
-        template: { metadata: { labels: { team: "someone-else" } }, spec: { containers: [{ name: "x", image: "registry.k8s.io/pause:3.10" }] } },
+        template: {
+          metadata: { labels: { team: "someone-else" } },
+          spec: { containers: [{ name: "x", image: "registry.k8s.io/pause:3.10" }] },
+        },
       },
     });
     await kube.create(WEBAPPS, webapp("taken", ns.name, { image: "nginx:1.25", replicas: 2, port: 80 }));
-    const w = await eventually(async () => {
-      const w = await wa("taken");
-      return conditionOf(w, "Degraded")?.reason === "ResourceExists" ? w : undefined;
-    }, 30_000, "Degraded=ResourceExists");
-    expect(conditionOf(w, "Degraded")?.message).toContain("Deployment taken-deployment exists and is not controlled by this WebApp");
-    await eventually(async () => (await eventsFor(ns.name, "taken")).some((e) => e.type === "Warning" && e.reason === "ResourceExists"), 10_000, "a Warning event");
+    const w = await eventually(
+      async () => {
+        const w = await wa("taken");
+        return conditionOf(w, "Degraded")?.reason === "ResourceExists" ? w : undefined;
+      },
+      30_000,
+      "Degraded=ResourceExists",
+    );
+    expect(conditionOf(w, "Degraded")?.message).toContain(
+      "Deployment taken-deployment exists and is not controlled by this WebApp",
+    );
+    await eventually(
+      async () =>
+        (await eventsFor(ns.name, "taken")).some((e) => e.type === "Warning" && e.reason === "ResourceExists"),
+      10_000,
+      "a Warning event",
+    );
     // Its controllers keep writing its status, so compare what we could have touched: spec, labels,
     // owners, and the field managers.
     const after = await dep("taken");
@@ -191,7 +251,11 @@ describe("objects we do not control", () => {
 describe("garbage collection", () => {
   test("deleting the WebApp removes its Deployment and Service", async () => {
     await kube.delete(WEBAPPS, "test-app", ns.name);
-    await eventually(async () => !(await dep("test-app")) && !(await svc("test-app")), 60_000, "children to be garbage-collected");
+    await eventually(
+      async () => !(await dep("test-app")) && !(await svc("test-app")),
+      60_000,
+      "children to be garbage-collected",
+    );
   });
 });
 
@@ -211,7 +275,10 @@ describe("the operator's own health", () => {
   });
 
   test("nothing crashed: no error-level log lines", () => {
-    const errors = op.logs().split("\n").filter((l) => l.includes('"level":"error"'));
+    const errors = op
+      .logs()
+      .split("\n")
+      .filter((l) => l.includes('"level":"error"'));
     expect(errors).toEqual([]);
   });
 });

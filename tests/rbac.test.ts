@@ -38,9 +38,16 @@ afterAll(async () => {
 /** [verb, resource (kubectl spelling, "/sub" for a subresource), namespace ("*": all namespaces, "": cluster scope)] */
 type Check = [string, string, string];
 
-const SUBJECT_ACCESS_REVIEWS: ResourceType = { group: "authorization.k8s.io", version: "v1", plural: "subjectaccessreviews", kind: "SubjectAccessReview", namespaced: false };
+const SUBJECT_ACCESS_REVIEWS: ResourceType = {
+  group: "authorization.k8s.io",
+  version: "v1",
+  plural: "subjectaccessreviews",
+  kind: "SubjectAccessReview",
+  namespaced: false,
+};
 
-const label = ([verb, resource, ns]: Check) => `${verb} ${resource} in ${ns === "*" ? "all namespaces" : ns || "cluster scope"}`;
+const label = ([verb, resource, ns]: Check) =>
+  `${verb} ${resource} in ${ns === "*" ? "all namespaces" : ns || "cluster scope"}`;
 
 /**
  * Asks the authorizer what `kubectl auth can-i --as=<SA>` asks (a SubjectAccessReview for the
@@ -78,7 +85,15 @@ async function canI(checks: Check[]): Promise<Map<string, boolean>> {
 /** The same question through `kubectl auth can-i`. */
 function kubectlCanI([verb, resource, ns]: Check): boolean {
   const [res, sub] = resource.split("/");
-  const args = ["auth", "can-i", verb, res!, `--as=${SA}`, ...(sub ? [`--subresource=${sub}`] : []), ...(ns === "*" ? ["--all-namespaces"] : ns ? ["-n", ns] : [])];
+  const args = [
+    "auth",
+    "can-i",
+    verb,
+    res!,
+    `--as=${SA}`,
+    ...(sub ? [`--subresource=${sub}`] : []),
+    ...(ns === "*" ? ["--all-namespaces"] : ns ? ["-n", ns] : []),
+  ];
   const r = kubectl(args);
   if (r.code !== 0 && r.stdout.trim() !== "no") throw new Error(`kubectl ${args.join(" ")}: ${r.stderr}`);
   return r.code === 0;
@@ -112,16 +127,43 @@ describe("the installed operator's ServiceAccount", () => {
       // Secrets and configuration.
       ...each(["get", "list", "watch"], ["secrets", "configmaps"], [...ns, "*"]),
       // Other components' leader elections.
-      ...each(["get", "create", "update", "patch", "delete"], ["leases.coordination.k8s.io"], [apps.name, "kube-system", "kube-node-lease", "default"]),
+      ...each(
+        ["get", "create", "update", "patch", "delete"],
+        ["leases.coordination.k8s.io"],
+        [apps.name, "kube-system", "kube-node-lease", "default"],
+      ),
       ...each(["list", "watch", "patch", "delete"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
       // Cluster-scoped objects: not even its own CRD.
-      ...each(["get", "list", "create", "update", "patch", "delete"], ["customresourcedefinitions.apiextensions.k8s.io"], [""]),
-      ...each(["create", "update", "patch", "delete", "bind", "escalate"], ["clusterroles.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io"], [""]),
-      ...each(["create", "update", "bind", "escalate"], ["roles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io"], ns),
+      ...each(
+        ["get", "list", "create", "update", "patch", "delete"],
+        ["customresourcedefinitions.apiextensions.k8s.io"],
+        [""],
+      ),
+      ...each(
+        ["create", "update", "patch", "delete", "bind", "escalate"],
+        ["clusterroles.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io"],
+        [""],
+      ),
+      ...each(
+        ["create", "update", "bind", "escalate"],
+        ["roles.rbac.authorization.k8s.io", "rolebindings.rbac.authorization.k8s.io"],
+        ns,
+      ),
       ...each(["get", "list", "create", "update", "delete"], ["namespaces", "nodes", "persistentvolumes"], [""]),
-      ...each(["create", "update", "delete"], ["mutatingwebhookconfigurations.admissionregistration.k8s.io", "validatingwebhookconfigurations.admissionregistration.k8s.io"], [""]),
+      ...each(
+        ["create", "update", "delete"],
+        [
+          "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+          "validatingwebhookconfigurations.admissionregistration.k8s.io",
+        ],
+        [""],
+      ),
       // Workloads it does not own, and ways into them.
-      ...each(["get", "list", "create", "delete"], ["pods", "replicasets.apps", "statefulsets.apps", "daemonsets.apps", "jobs.batch"], ns),
+      ...each(
+        ["get", "list", "create", "delete"],
+        ["pods", "replicasets.apps", "statefulsets.apps", "daemonsets.apps", "jobs.batch"],
+        ns,
+      ),
       ...each(["create", "get"], ["pods/exec", "pods/attach", "pods/portforward", "pods/log"], ns),
       ...each(["create"], ["serviceaccounts/token"], ns),
       ...each(["get", "list", "create", "update", "delete"], ["serviceaccounts"], ns),
@@ -146,19 +188,50 @@ describe("the installed operator's ServiceAccount", () => {
 
   test("kubectl auth can-i gives the same answers (a sample of both lists)", () => {
     const sample = (list: Check[], n: number) => list.filter((_, i) => i % Math.ceil(list.length / n) === 0);
-    for (const [checks, want] of [[sample(must(), 10), true], [sample(mustNot(), 20), false]] as const) {
+    for (const [checks, want] of [
+      [sample(must(), 10), true],
+      [sample(mustNot(), 20), false],
+    ] as const) {
       for (const c of checks) expect({ q: label(c), yes: kubectlCanI(c) }).toEqual({ q: label(c), yes: want });
     }
   });
 
   test("kubectl auth can-i --list shows exactly those grants and the ones every authenticated user has", () => {
     const granted = (ns: string) => {
-      const r = Bun.spawnSync(["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", KUBECTL_CACHE_DIR, "auth", "can-i", "--list", `--as=${SA}`, "-n", ns], { stdout: "pipe", stderr: "pipe" });
-      const rows = r.stdout.toString().split("\n").slice(1).filter((l) => /^\S/.test(l));
-      return Object.fromEntries(rows.map((l) => {
-        const cols = l.split(/\s{2,}/);
-        return [cols[0], (cols.at(-1) ?? "").replace(/^\[|\]$/g, "").split(" ").sort().join(" ")];
-      }));
+      const r = Bun.spawnSync(
+        [
+          "kubectl",
+          "--kubeconfig",
+          kubeconfig,
+          "--cache-dir",
+          KUBECTL_CACHE_DIR,
+          "auth",
+          "can-i",
+          "--list",
+          `--as=${SA}`,
+          "-n",
+          ns,
+        ],
+        { stdout: "pipe", stderr: "pipe" },
+      );
+      const rows = r.stdout
+        .toString()
+        .split("\n")
+        .slice(1)
+        .filter((l) => /^\S/.test(l));
+      return Object.fromEntries(
+        rows.map((l) => {
+          const cols = l.split(/\s{2,}/);
+          return [
+            cols[0],
+            (cols.at(-1) ?? "")
+              .replace(/^\[|\]$/g, "")
+              .split(" ")
+              .sort()
+              .join(" "),
+          ];
+        }),
+      );
     };
     const everyone = {
       "selfsubjectreviews.authentication.k8s.io": "create",
@@ -174,6 +247,10 @@ describe("the installed operator's ServiceAccount", () => {
       events: "create patch",
     };
     expect(granted(apps.name)).toEqual({ ...everyone, ...clusterWide });
-    expect(granted(INSTALL_NS)).toEqual({ ...everyone, ...clusterWide, "leases.coordination.k8s.io": "create get update" });
+    expect(granted(INSTALL_NS)).toEqual({
+      ...everyone,
+      ...clusterWide,
+      "leases.coordination.k8s.io": "create get update",
+    });
   });
 });

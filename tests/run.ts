@@ -1,5 +1,6 @@
 /**
  * The whole test suite in one command (`npm test`; CI runs the same through .ci/run):
+ * 0. static checks: Biome's format check and lint (`biome ci`), then `tsc --noEmit`; any finding fails the run;
  * 1. builds dist/devctl (end-to-end tests drive the compiled executable);
  * 2. uses the cluster named by DEVCTL_TEST_KUBECONFIG if set, else brings up the local control plane
  *    (building it on first use) and remembers whether this run started it;
@@ -22,7 +23,11 @@ const FAULT_SUITES = "tests/faults";
 /** Per-test bound: integration tests wait on a real API server and its controllers. */
 const TEST_TIMEOUT_MS = 180_000;
 
-function step(title: string, cmd: string[], env: Record<string, string | undefined> = {}): { code: number; stdout: string } {
+function step(
+  title: string,
+  cmd: string[],
+  env: Record<string, string | undefined> = {},
+): { code: number; stdout: string } {
   console.error(`\n==> ${title}`);
   const r = Bun.spawnSync(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
   const stdout = r.stdout.toString();
@@ -42,6 +47,20 @@ async function localClusterAnswers(): Promise<boolean> {
   }
 }
 
+const staticChecks: [string, string[]][] = [
+  ["format check and lint (biome ci)", [bun, "x", "biome", "ci", "."]],
+  ["type check (tsc --noEmit)", [bun, "x", "tsc", "--noEmit", "-p", "."]],
+];
+for (const [title, cmd] of staticChecks) {
+  if (step(title, cmd).code !== 0) {
+    console.error(
+      `\n==> ${title} failed: fix the findings above (npm run fix applies the formatter and safe lint fixes)`,
+    );
+    console.log("0 passed, 1 failed");
+    process.exit(1);
+  }
+}
+
 const build = step("building dist/devctl", [bun, "run", "src/build/build.ts"]);
 if (build.code !== 0) {
   console.log("0 passed, 1 failed");
@@ -51,10 +70,17 @@ if (build.code !== 0) {
 let startedCluster = false;
 const external = process.env.DEVCTL_TEST_KUBECONFIG;
 if (external) {
-  console.error(`\n==> using the cluster of DEVCTL_TEST_KUBECONFIG=${external} (fault-injection tests that need the local control plane are skipped)`);
+  console.error(
+    `\n==> using the cluster of DEVCTL_TEST_KUBECONFIG=${external} (fault-injection tests that need the local control plane are skipped)`,
+  );
 } else {
   startedCluster = !(await localClusterAnswers());
-  const up = step("starting the local control plane (the first run builds it from Go modules)", [bun, "run", "tests/cluster/cli.ts", "up"]);
+  const up = step("starting the local control plane (the first run builds it from Go modules)", [
+    bun,
+    "run",
+    "tests/cluster/cli.ts",
+    "up",
+  ]);
   if (up.code !== 0) {
     console.log("0 passed, 1 failed");
     process.exit(1);
@@ -62,10 +88,19 @@ if (external) {
 }
 
 /** Runs `bun test` with the given arguments, streaming its output; returns its exit code and counts. */
-async function bunTest(title: string, args: string[], limitMs: number): Promise<{ code: number; passed: number; failed: number }> {
+async function bunTest(
+  title: string,
+  args: string[],
+  limitMs: number,
+): Promise<{ code: number; passed: number; failed: number }> {
   console.error(`\n==> ${title}`);
   // The per-test default (setDefaultTimeout in _support.ts) only reaches the first file that imports it.
-  const proc = Bun.spawn([bun, "test", `--timeout=${TEST_TIMEOUT_MS}`, ...args], { cwd: root, stdout: "pipe", stderr: "pipe", env: process.env });
+  const proc = Bun.spawn([bun, "test", `--timeout=${TEST_TIMEOUT_MS}`, ...args], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: process.env,
+  });
   // A hang outside any single test (each has its own timeout) must not eat CI's whole budget.
   const watchdog = setTimeout(() => {
     console.error(`\n==> ${title}: still running after ${Math.round(limitMs / 60_000)} min: stopping it`);
@@ -112,7 +147,8 @@ try {
     if (r.code !== 0) code = r.code;
   }
 } finally {
-  if (startedCluster && !process.env.DEVCTL_KEEP_CLUSTER) step("stopping the local control plane this run started", [bun, "run", "tests/cluster/cli.ts", "down"]);
+  if (startedCluster && !process.env.DEVCTL_KEEP_CLUSTER)
+    step("stopping the local control plane this run started", [bun, "run", "tests/cluster/cli.ts", "down"]);
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(code);

@@ -7,15 +7,34 @@ const T1 = T0 + 60_000;
 
 describe("withTransitionTimes", () => {
   test("a condition whose status is unchanged keeps its earlier lastTransitionTime, even with a new message", () => {
-    const before: Condition[] = [{ type: "Available", status: "True", reason: "A", message: "old", lastTransitionTime: formatTime(T0) }];
-    const [c] = withTransitionTimes([{ type: "Available", status: "True", reason: "A", message: "new" }], before, T1, 3);
-    expect(c).toEqual({ type: "Available", status: "True", reason: "A", message: "new", lastTransitionTime: "2024-05-01T12:00:00Z", observedGeneration: 3 });
+    const before: Condition[] = [
+      { type: "Available", status: "True", reason: "A", message: "old", lastTransitionTime: formatTime(T0) },
+    ];
+    const [c] = withTransitionTimes(
+      [{ type: "Available", status: "True", reason: "A", message: "new" }],
+      before,
+      T1,
+      3,
+    );
+    expect(c).toEqual({
+      type: "Available",
+      status: "True",
+      reason: "A",
+      message: "new",
+      lastTransitionTime: "2024-05-01T12:00:00Z",
+      observedGeneration: 3,
+    });
   });
 
   test("a condition whose status changed, or that is new, gets now", () => {
-    const before: Condition[] = [{ type: "Available", status: "False", reason: "A", message: "m", lastTransitionTime: formatTime(T0) }];
+    const before: Condition[] = [
+      { type: "Available", status: "False", reason: "A", message: "m", lastTransitionTime: formatTime(T0) },
+    ];
     const next = withTransitionTimes(
-      [{ type: "Available", status: "True", reason: "A", message: "m" }, { type: "Degraded", status: "False", reason: "B", message: "m" }],
+      [
+        { type: "Available", status: "True", reason: "A", message: "m" },
+        { type: "Degraded", status: "False", reason: "B", message: "m" },
+      ],
       before,
       T1,
     );
@@ -25,8 +44,20 @@ describe("withTransitionTimes", () => {
 });
 
 describe("conditionsEqual", () => {
-  const a: Condition = { type: "A", status: "True", reason: "R", message: "m", lastTransitionTime: "2024-05-01T12:00:00Z" };
-  const b: Condition = { type: "B", status: "False", reason: "R", message: "m", lastTransitionTime: "2024-05-01T12:00:00Z" };
+  const a: Condition = {
+    type: "A",
+    status: "True",
+    reason: "R",
+    message: "m",
+    lastTransitionTime: "2024-05-01T12:00:00Z",
+  };
+  const b: Condition = {
+    type: "B",
+    status: "False",
+    reason: "R",
+    message: "m",
+    lastTransitionTime: "2024-05-01T12:00:00Z",
+  };
 
   test("ignores order, as conditions are a map keyed by type", () => {
     expect(conditionsEqual([a, b], [b, a])).toBe(true);
@@ -34,7 +65,13 @@ describe("conditionsEqual", () => {
   });
 
   test("notices any changed field, a missing type or an extra one", () => {
-    for (const changed of [{ status: "False" }, { reason: "S" }, { message: "n" }, { lastTransitionTime: "2024-05-01T12:00:01Z" }, { observedGeneration: 2 }]) {
+    for (const changed of [
+      { status: "False" },
+      { reason: "S" },
+      { message: "n" },
+      { lastTransitionTime: "2024-05-01T12:00:01Z" },
+      { observedGeneration: 2 },
+    ]) {
       expect(conditionsEqual([a, b], [{ ...a, ...changed } as Condition, b])).toBe(false);
     }
     expect(conditionsEqual([a, b], [a])).toBe(false);

@@ -40,19 +40,34 @@ describe("buildWebAppCrd", () => {
       labels: { "app.kubernetes.io/managed-by": "devctl" },
       annotations: { "devctl.dev/crd-schema-version": "1" },
     });
-    expect(crd.spec.names).toEqual({ plural: "webapps", singular: "webapp", kind: "WebApp", listKind: "WebAppList", shortNames: ["wa"] });
+    expect(crd.spec.names).toEqual({
+      plural: "webapps",
+      singular: "webapp",
+      kind: "WebApp",
+      listKind: "WebAppList",
+      shortNames: ["wa"],
+    });
     expect(crd.spec.scope).toBe("Namespaced");
     expect([version.name, version.served, version.storage]).toEqual(["v1", true, true]);
   });
 
   test("the spec schema comes from the valibot schema: limits, default and required fields", () => {
     expect(spec.required).toEqual(["image", "port"]);
-    expect(spec.properties!.replicas).toMatchObject({ type: "integer", format: "int32", default: 1, minimum: 1, maximum: 1000 });
+    expect(spec.properties!.replicas).toMatchObject({
+      type: "integer",
+      format: "int32",
+      default: 1,
+      minimum: 1,
+      maximum: 1000,
+    });
     expect(spec.properties!.port).toMatchObject({ type: "integer", format: "int32", minimum: 1, maximum: 65535 });
     expect(spec.properties!.image).toMatchObject({ type: "string", maxLength: 1024 });
     expect(spec.properties!.image!["x-kubernetes-validations"]).toEqual([
       { rule: "self.size() > 0", message: "must not be empty: set it to a container image such as nginx:1.25" },
-      { rule: "self.matches('^\\\\S*$')", message: "must not contain whitespace: an image reference looks like registry/name:tag" },
+      {
+        rule: "self.matches('^\\\\S*$')",
+        message: "must not contain whitespace: an image reference looks like registry/name:tag",
+      },
     ]);
     expect(root.required).toEqual(["spec"]);
   });
@@ -68,7 +83,14 @@ describe("buildWebAppCrd", () => {
   });
 
   test("status has a selector for the scale subresource and conditions as a map keyed by type", () => {
-    expect(Object.keys(status.properties!)).toEqual(["replicas", "readyReplicas", "availableReplicas", "observedGeneration", "selector", "conditions"]);
+    expect(Object.keys(status.properties!)).toEqual([
+      "replicas",
+      "readyReplicas",
+      "availableReplicas",
+      "observedGeneration",
+      "selector",
+      "conditions",
+    ]);
     const conditions = status.properties!.conditions!;
     expect(conditions["x-kubernetes-list-type"]).toBe("map");
     expect(conditions["x-kubernetes-list-map-keys"]).toEqual(["type"]);
@@ -80,7 +102,11 @@ describe("buildWebAppCrd", () => {
   test("status and scale subresources and the printer columns", () => {
     expect(version.subresources).toEqual({
       status: {},
-      scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" },
+      scale: {
+        specReplicasPath: ".spec.replicas",
+        statusReplicasPath: ".status.replicas",
+        labelSelectorPath: ".status.selector",
+      },
     });
     expect(version.additionalPrinterColumns.map((c) => [c.name, c.type, c.jsonPath])).toEqual([
       ["Image", "string", ".spec.image"],
@@ -111,7 +137,11 @@ function serverAccepts(s: OpenApiSchema, value: unknown): boolean {
   }
   if (s.type === "integer" && !Number.isInteger(value)) return false;
   if (s.type === "string" && typeof value !== "string") return false;
-  if (typeof value === "number" && ((s.minimum !== undefined && value < s.minimum) || (s.maximum !== undefined && value > s.maximum))) return false;
+  if (
+    typeof value === "number" &&
+    ((s.minimum !== undefined && value < s.minimum) || (s.maximum !== undefined && value > s.maximum))
+  )
+    return false;
   if (typeof value === "string" && s.maxLength !== undefined && value.length > s.maxLength) return false;
   return (s["x-kubernetes-validations"] ?? []).every((r) => celHolds(r, value as string));
 }

@@ -12,7 +12,19 @@
  */
 import type { KubeObject } from "../kube/types.ts";
 import { celRule, toOpenApiSchema, pipeActions, type CelRule, type OpenApiSchema } from "./openapi.ts";
-import { CRD_NAME, GROUP, KIND, LIST_KIND, PLURAL, SHORT, SINGULAR, VERSION, WebAppName, WebAppSpec, WebAppStatus } from "./webapp.ts";
+import {
+  CRD_NAME,
+  GROUP,
+  KIND,
+  LIST_KIND,
+  PLURAL,
+  SHORT,
+  SINGULAR,
+  VERSION,
+  WebAppName,
+  WebAppSpec,
+  WebAppStatus,
+} from "./webapp.ts";
 import { toYaml } from "./yaml.ts";
 
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
@@ -38,7 +50,10 @@ interface CrdVersion {
   served: boolean;
   storage: boolean;
   schema: { openAPIV3Schema: OpenApiSchema };
-  subresources: { status: Record<string, never>; scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } };
+  subresources: {
+    status: Record<string, never>;
+    scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
+  };
   additionalPrinterColumns: { name: string; type: string; jsonPath: string; description?: string }[];
 }
 
@@ -63,7 +78,11 @@ export function buildWebAppCrd(): CustomResourceDefinition {
           schema: { openAPIV3Schema: rootSchema() },
           subresources: {
             status: {},
-            scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" },
+            scale: {
+              specReplicasPath: ".spec.replicas",
+              statusReplicasPath: ".status.replicas",
+              labelSelectorPath: ".status.selector",
+            },
           },
           additionalPrinterColumns: [
             { name: "Image", type: "string", jsonPath: ".spec.image" },
@@ -101,7 +120,8 @@ function rootSchema(): OpenApiSchema {
 function nameRules(): CelRule[] {
   const rules = pipeActions(WebAppName.pipe, "metadata.name").filter(({ action }) => action.kind === "validation");
   return rules.map(({ action, celMessage }) => {
-    if (celMessage === undefined) throw new Error(`metadata.name: rule "${action.type}" needs a cel() message to go into the CRD`);
+    if (celMessage === undefined)
+      throw new Error(`metadata.name: rule "${action.type}" needs a cel() message to go into the CRD`);
     return { rule: celRule(action, "self.metadata.name", "metadata.name"), message: celMessage };
   });
 }

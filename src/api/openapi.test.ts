@@ -4,8 +4,17 @@ import { cel, celRule, openapi, toOpenApiSchema } from "./openapi.ts";
 
 describe("toOpenApiSchema", () => {
   test("an integer within int32 gets format int32, an unbounded one int64", () => {
-    expect(toOpenApiSchema(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10)))).toEqual({ type: "integer", format: "int32", minimum: 0, maximum: 10 });
-    expect(toOpenApiSchema(v.pipe(v.number(), v.integer(), v.minValue(0)))).toEqual({ type: "integer", format: "int64", minimum: 0 });
+    expect(toOpenApiSchema(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10)))).toEqual({
+      type: "integer",
+      format: "int32",
+      minimum: 0,
+      maximum: 10,
+    });
+    expect(toOpenApiSchema(v.pipe(v.number(), v.integer(), v.minValue(0)))).toEqual({
+      type: "integer",
+      format: "int64",
+      minimum: 0,
+    });
     expect(toOpenApiSchema(v.number())).toEqual({ type: "number" });
   });
 
@@ -19,12 +28,17 @@ describe("toOpenApiSchema", () => {
   });
 
   test("a computed default is refused, since a CRD can only hold a value", () => {
-    expect(() => toOpenApiSchema(v.object({ a: v.optional(v.string(), () => "x") }))).toThrow("(root).a: a computed default");
+    expect(() => toOpenApiSchema(v.object({ a: v.optional(v.string(), () => "x") }))).toThrow(
+      "(root).a: a computed default",
+    );
   });
 
   test("string limits, patterns, descriptions, enums and extra keywords are translated", () => {
     const s = toOpenApiSchema(
-      v.pipe(v.array(v.pipe(v.string(), v.nonEmpty(), v.maxLength(5), v.regex(/^[a-z]+$/), v.description("d"))), openapi({ "x-kubernetes-list-type": "set" })),
+      v.pipe(
+        v.array(v.pipe(v.string(), v.nonEmpty(), v.maxLength(5), v.regex(/^[a-z]+$/), v.description("d"))),
+        openapi({ "x-kubernetes-list-type": "set" }),
+      ),
     );
     expect(s).toEqual({
       type: "array",
@@ -36,7 +50,10 @@ describe("toOpenApiSchema", () => {
 
   test("a validation followed by cel() becomes a CEL rule with that message instead of a keyword", () => {
     const s = toOpenApiSchema(v.pipe(v.string(), v.regex(/^a'b\s$/), cel("say it plainly")));
-    expect(s).toEqual({ type: "string", "x-kubernetes-validations": [{ rule: "self.matches('^a\\'b\\\\s$')", message: "say it plainly" }] });
+    expect(s).toEqual({
+      type: "string",
+      "x-kubernetes-validations": [{ rule: "self.matches('^a\\'b\\\\s$')", message: "say it plainly" }],
+    });
   });
 
   test("cel() without a validation before it is refused", () => {
@@ -44,9 +61,22 @@ describe("toOpenApiSchema", () => {
   });
 
   test("checks the API server could not enforce are refused with their path", () => {
-    expect(() => toOpenApiSchema(v.object({ a: v.pipe(v.string(), v.check((x) => x !== "b")) }))).toThrow('(root).a: valibot validation "check"');
-    expect(() => toOpenApiSchema(v.object({ a: v.pipe(v.string(), v.trim()) }))).toThrow('(root).a: valibot transformation "trim"');
-    expect(() => toOpenApiSchema(v.object({ a: v.union([v.string(), v.number()]) }))).toThrow('(root).a: valibot schema "union"');
+    expect(() =>
+      toOpenApiSchema(
+        v.object({
+          a: v.pipe(
+            v.string(),
+            v.check((x) => x !== "b"),
+          ),
+        }),
+      ),
+    ).toThrow('(root).a: valibot validation "check"');
+    expect(() => toOpenApiSchema(v.object({ a: v.pipe(v.string(), v.trim()) }))).toThrow(
+      '(root).a: valibot transformation "trim"',
+    );
+    expect(() => toOpenApiSchema(v.object({ a: v.union([v.string(), v.number()]) }))).toThrow(
+      '(root).a: valibot schema "union"',
+    );
     expect(() => toOpenApiSchema(v.pipe(v.string(), v.regex(/a/i)))).toThrow("flag-less");
   });
 });

@@ -62,7 +62,8 @@ export function pipeActions(pipe: readonly unknown[], path: string): { action: A
     const celMessage = a.metadata?.cel;
     if (celMessage !== undefined) {
       const last = out[out.length - 1];
-      if (actions[i - 1]?.kind !== "validation" || last === undefined) throw new Error(`${path}: cel() must follow a validation`);
+      if (actions[i - 1]?.kind !== "validation" || last === undefined)
+        throw new Error(`${path}: cel() must follow a validation`);
       last.celMessage = celMessage;
     } else out.push({ action: a });
   });
@@ -137,15 +138,32 @@ function applyAction(out: OpenApiSchema, a: AnyAction, celMessage: string | unde
   }
   const req = a.requirement;
   switch (a.type) {
-    case "integer": out.type = "integer"; break;
-    case "min_value": out.minimum = req as number; break;
-    case "max_value": out.maximum = req as number; break;
-    case "non_empty": out.minLength = 1; break;
-    case "min_length": out.minLength = req as number; break;
-    case "max_length": out.maxLength = req as number; break;
-    case "regex": out.pattern = regexSource(req, path); break;
-    case "iso_timestamp": out.format = "date-time"; break;
-    default: throw new Error(`${path}: valibot validation "${a.type}" has no CRD translation`);
+    case "integer":
+      out.type = "integer";
+      break;
+    case "min_value":
+      out.minimum = req as number;
+      break;
+    case "max_value":
+      out.maximum = req as number;
+      break;
+    case "non_empty":
+      out.minLength = 1;
+      break;
+    case "min_length":
+      out.minLength = req as number;
+      break;
+    case "max_length":
+      out.maxLength = req as number;
+      break;
+    case "regex":
+      out.pattern = regexSource(req, path);
+      break;
+    case "iso_timestamp":
+      out.format = "date-time";
+      break;
+    default:
+      throw new Error(`${path}: valibot validation "${a.type}" has no CRD translation`);
   }
 }
 
@@ -153,25 +171,49 @@ function applyAction(out: OpenApiSchema, a: AnyAction, celMessage: string | unde
 export function celRule(action: { type: string; requirement?: unknown }, self: string, path = self): string {
   const req = action.requirement;
   switch (action.type) {
-    case "non_empty": return `${self}.size() > 0`;
-    case "min_length": return `${self}.size() >= ${req}`;
-    case "max_length": return `${self}.size() <= ${req}`;
-    case "min_value": return `${self} >= ${req}`;
-    case "max_value": return `${self} <= ${req}`;
-    case "regex": return `${self}.matches('${regexSource(req, path).replaceAll("\\", "\\\\").replaceAll("'", "\\'")}')`;
-    default: throw new Error(`${path}: valibot validation "${action.type}" has no CEL translation`);
+    case "non_empty":
+      return `${self}.size() > 0`;
+    case "min_length":
+      return `${self}.size() >= ${req}`;
+    case "max_length":
+      return `${self}.size() <= ${req}`;
+    case "min_value":
+      return `${self} >= ${req}`;
+    case "max_value":
+      return `${self} <= ${req}`;
+    case "regex":
+      return `${self}.matches('${regexSource(req, path).replaceAll("\\", "\\\\").replaceAll("'", "\\'")}')`;
+    default:
+      throw new Error(`${path}: valibot validation "${action.type}" has no CEL translation`);
   }
 }
 
 function regexSource(req: unknown, path: string): string {
-  if (!(req instanceof RegExp) || req.flags !== "") throw new Error(`${path}: only flag-less regular expressions can go into a CRD`);
+  if (!(req instanceof RegExp) || req.flags !== "")
+    throw new Error(`${path}: only flag-less regular expressions can go into a CRD`);
   return req.source;
 }
 
-const KEY_ORDER = ["description", "type", "format", "enum", "default", "minimum", "maximum", "minLength", "maxLength", "pattern", "items", "properties", "required"];
+const KEY_ORDER = [
+  "description",
+  "type",
+  "format",
+  "enum",
+  "default",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "items",
+  "properties",
+  "required",
+];
 
 function ordered(s: OpenApiSchema): OpenApiSchema {
   const rank = (k: string): number => (KEY_ORDER.includes(k) ? KEY_ORDER.indexOf(k) : KEY_ORDER.length);
-  const keys = Object.keys(s).sort((a, b) => rank(a) - rank(b) || (rank(a) === KEY_ORDER.length ? a.localeCompare(b) : 0));
+  const keys = Object.keys(s).sort(
+    (a, b) => rank(a) - rank(b) || (rank(a) === KEY_ORDER.length ? a.localeCompare(b) : 0),
+  );
   return Object.fromEntries(keys.map((k) => [k, s[k as keyof OpenApiSchema]])) as OpenApiSchema;
 }

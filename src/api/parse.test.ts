@@ -22,7 +22,10 @@ describe("parseWebAppSpec", () => {
   });
 
   test("port 0 and port 70000 are rejected with messages naming the field and the value", () => {
-    for (const [port, message] of [[0, "must be at least 1 (got 0)"], [70000, "must be at most 65535 (got 70000)"]] as const) {
+    for (const [port, message] of [
+      [0, "must be at least 1 (got 0)"],
+      [70000, "must be at most 65535 (got 70000)"],
+    ] as const) {
       const out = parseWebAppSpec(webapp({ image: "nginx", port }));
       expect(out).toEqual({ ok: false, issues: [{ path: "spec.port", message }] });
       if (!out.ok) expect(formatIssues(out.issues)).toBe(`spec.port: ${message}`);
@@ -59,9 +62,13 @@ describe("parseWebAppSpec", () => {
 
   test("an empty image and an image with whitespace are rejected with distinct messages", () => {
     const empty = parseWebAppSpec(webapp({ image: "", port: 80 }));
-    expect(empty.ok ? "" : formatIssues(empty.issues)).toBe("spec.image: must not be empty: set it to a container image such as nginx:1.25");
+    expect(empty.ok ? "" : formatIssues(empty.issues)).toBe(
+      "spec.image: must not be empty: set it to a container image such as nginx:1.25",
+    );
     const spaced = parseWebAppSpec(webapp({ image: "nginx 1.25", port: 80 }));
-    expect(spaced.ok ? "" : formatIssues(spaced.issues)).toBe('spec.image: must not contain whitespace (got "nginx 1.25")');
+    expect(spaced.ok ? "" : formatIssues(spaced.issues)).toBe(
+      'spec.image: must not contain whitespace (got "nginx 1.25")',
+    );
   });
 
   test("missing fields and wrong types are all reported at once, in field order", () => {
@@ -76,7 +83,9 @@ describe("parseWebAppSpec", () => {
 
   test("a missing spec says which fields to set", () => {
     const out = parseWebAppSpec({ metadata: { name: "x" } });
-    expect(out.ok ? "" : formatIssues(out.issues)).toBe("spec: is required: set spec.image and spec.port (spec.replicas defaults to 1)");
+    expect(out.ok ? "" : formatIssues(out.issues)).toBe(
+      "spec: is required: set spec.image and spec.port (spec.replicas defaults to 1)",
+    );
   });
 
   test("a missing name is reported unless generateName will supply one", () => {
@@ -86,13 +95,21 @@ describe("parseWebAppSpec", () => {
   });
 
   test("a non-object is rejected as a whole", () => {
-    expect(parseWebAppSpec("nope")).toEqual({ ok: false, issues: [{ path: "", message: 'must be an object (got the string "nope")' }] });
+    expect(parseWebAppSpec("nope")).toEqual({
+      ok: false,
+      issues: [{ path: "", message: 'must be an object (got the string "nope")' }],
+    });
   });
 });
 
 describe("parseWebApp", () => {
   test("returns the WebApp with its defaulted spec and keeps the rest of the object", () => {
-    const out = parseWebApp({ apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name: "a", namespace: "ns", uid: "u1" }, spec: { image: "nginx", port: 80 } });
+    const out = parseWebApp({
+      apiVersion: "apps.example.com/v1",
+      kind: "WebApp",
+      metadata: { name: "a", namespace: "ns", uid: "u1" },
+      spec: { image: "nginx", port: 80 },
+    });
     expect(out.ok && out.webapp).toEqual({
       apiVersion: "apps.example.com/v1",
       kind: "WebApp",

@@ -25,7 +25,8 @@ export function parseWebAppSpec(obj: unknown): SpecOutcome {
   const issues: Issue[] = [];
   const meta = isRecord(obj.metadata) ? obj.metadata : {};
   // Objects rendered from generateName have no name yet; the API server checks it after generating one.
-  if (meta.name !== undefined || meta.generateName === undefined) issues.push(...check(WebAppName, meta.name, "metadata.name"));
+  if (meta.name !== undefined || meta.generateName === undefined)
+    issues.push(...check(WebAppName, meta.name, "metadata.name"));
   if (obj.spec === undefined) {
     issues.push({ path: "spec", message: "is required: set spec.image and spec.port (spec.replicas defaults to 1)" });
     return { ok: false, issues };
@@ -41,8 +42,10 @@ export function parseWebApp(obj: WebAppObject): WebAppOutcome {
   const parsed = parseWebAppSpec(obj);
   const issues = parsed.ok ? [] : [...parsed.issues];
   const { name, namespace } = obj.metadata;
-  if (typeof namespace !== "string" || namespace === "") issues.push({ path: "metadata.namespace", message: "is required" });
-  if (!parsed.ok || issues.length > 0 || typeof name !== "string" || typeof namespace !== "string") return { ok: false, issues };
+  if (typeof namespace !== "string" || namespace === "")
+    issues.push({ path: "metadata.namespace", message: "is required" });
+  if (!parsed.ok || issues.length > 0 || typeof name !== "string" || typeof namespace !== "string")
+    return { ok: false, issues };
   return { ok: true, webapp: { ...obj, metadata: { ...obj.metadata, name, namespace }, spec: parsed.spec } };
 }
 
@@ -68,10 +71,14 @@ function toIssue(issue: v.BaseIssue<unknown>, prefix: string): Issue {
 function schemaMessage(issue: v.BaseIssue<unknown>): string {
   if (issue.input === undefined) return "is required";
   switch (issue.type) {
-    case "number": return `must be a number (got ${describe(issue.input)})`;
-    case "string": return `must be a string (got ${describe(issue.input)})`;
-    case "object": return `must be an object (got ${describe(issue.input)})`;
-    default: return issue.message;
+    case "number":
+      return `must be a number (got ${describe(issue.input)})`;
+    case "string":
+      return `must be a string (got ${describe(issue.input)})`;
+    case "object":
+      return `must be an object (got ${describe(issue.input)})`;
+    default:
+      return issue.message;
   }
 }
 

@@ -23,13 +23,47 @@ export const SINGULAR = "webapp";
 export const SHORT = "wa";
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
 
-export const WEBAPP_RESOURCE: ResourceType = { group: GROUP, version: VERSION, plural: PLURAL, kind: KIND, namespaced: true };
-export const DEPLOYMENT_RESOURCE: ResourceType = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true };
-export const SERVICE_RESOURCE: ResourceType = { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true };
-export const EVENT_RESOURCE: ResourceType = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true };
-export const LEASE_RESOURCE: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+export const WEBAPP_RESOURCE: ResourceType = {
+  group: GROUP,
+  version: VERSION,
+  plural: PLURAL,
+  kind: KIND,
+  namespaced: true,
+};
+export const DEPLOYMENT_RESOURCE: ResourceType = {
+  group: "apps",
+  version: "v1",
+  plural: "deployments",
+  kind: "Deployment",
+  namespaced: true,
+};
+export const SERVICE_RESOURCE: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "services",
+  kind: "Service",
+  namespaced: true,
+};
+export const EVENT_RESOURCE: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "events",
+  kind: "Event",
+  namespaced: true,
+};
+export const LEASE_RESOURCE: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
 export const CRD_RESOURCE: ResourceType = {
-  group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false,
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  plural: "customresourcedefinitions",
+  kind: "CustomResourceDefinition",
+  namespaced: false,
 };
 
 /** Suffixes of the owned objects' names. */
@@ -66,42 +100,55 @@ const wholeNumber = (i: { input: unknown }) => `must be a whole number (got ${St
 /** metadata.name of a WebApp. The CRD enforces these at its root as CEL rules (crd.ts). */
 export const WebAppName = v.pipe(
   v.string(),
-  v.maxLength(NAME_MAX_LENGTH, (i) =>
-    `must be at most ${NAME_MAX_LENGTH} characters (got ${i.input.length}): the Service is named "<name>${SERVICE_SUFFIX}" and Service names are limited to 63 characters`),
-  cel(`metadata.name must be at most ${NAME_MAX_LENGTH} characters: the operator creates a Service named <name>${SERVICE_SUFFIX}, and Service names are limited to 63 characters`),
-  v.regex(DNS1035_LABEL, (i) =>
-    `must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (got ${JSON.stringify(i.input)}), because the Service "<name>${SERVICE_SUFFIX}" must be one`),
-  cel(`metadata.name must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit (a DNS-1035 label), because the operator creates a Service named <name>${SERVICE_SUFFIX}`),
+  v.maxLength(
+    NAME_MAX_LENGTH,
+    (i) =>
+      `must be at most ${NAME_MAX_LENGTH} characters (got ${i.input.length}): the Service is named "<name>${SERVICE_SUFFIX}" and Service names are limited to 63 characters`,
+  ),
+  cel(
+    `metadata.name must be at most ${NAME_MAX_LENGTH} characters: the operator creates a Service named <name>${SERVICE_SUFFIX}, and Service names are limited to 63 characters`,
+  ),
+  v.regex(
+    DNS1035_LABEL,
+    (i) =>
+      `must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (got ${JSON.stringify(i.input)}), because the Service "<name>${SERVICE_SUFFIX}" must be one`,
+  ),
+  cel(
+    `metadata.name must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit (a DNS-1035 label), because the operator creates a Service named <name>${SERVICE_SUFFIX}`,
+  ),
 );
 
-export const WebAppSpec = v.pipe(v.object({
-  image: v.pipe(
-    v.string(),
-    v.description("Container image to run, e.g. myregistry/myapp:v2.1.0."),
-    v.nonEmpty(IMAGE_EMPTY),
-    cel(IMAGE_EMPTY),
-    v.regex(/^\S*$/, (i) => `must not contain whitespace (got ${JSON.stringify(i.input)})`),
-    cel("must not contain whitespace: an image reference looks like registry/name:tag"),
-    v.maxLength(IMAGE_MAX_LENGTH, (i) => `must be at most ${IMAGE_MAX_LENGTH} characters (got ${i.input.length})`),
-  ),
-  replicas: v.optional(
-    v.pipe(
+export const WebAppSpec = v.pipe(
+  v.object({
+    image: v.pipe(
+      v.string(),
+      v.description("Container image to run, e.g. myregistry/myapp:v2.1.0."),
+      v.nonEmpty(IMAGE_EMPTY),
+      cel(IMAGE_EMPTY),
+      v.regex(/^\S*$/, (i) => `must not contain whitespace (got ${JSON.stringify(i.input)})`),
+      cel("must not contain whitespace: an image reference looks like registry/name:tag"),
+      v.maxLength(IMAGE_MAX_LENGTH, (i) => `must be at most ${IMAGE_MAX_LENGTH} characters (got ${i.input.length})`),
+    ),
+    replicas: v.optional(
+      v.pipe(
+        v.number(),
+        v.description(`Number of pods to run, ${1} to ${MAX_REPLICAS}. Defaults to ${DEFAULT_REPLICAS}.`),
+        v.integer(wholeNumber),
+        v.minValue(1, atLeast(1)),
+        v.maxValue(MAX_REPLICAS, atMost(MAX_REPLICAS)),
+      ),
+      DEFAULT_REPLICAS,
+    ),
+    port: v.pipe(
       v.number(),
-      v.description(`Number of pods to run, ${1} to ${MAX_REPLICAS}. Defaults to ${DEFAULT_REPLICAS}.`),
+      v.description("Port the container listens on; the Service sends its port 80 there."),
       v.integer(wholeNumber),
       v.minValue(1, atLeast(1)),
-      v.maxValue(MAX_REPLICAS, atMost(MAX_REPLICAS)),
+      v.maxValue(65535, atMost(65535)),
     ),
-    DEFAULT_REPLICAS,
-  ),
-  port: v.pipe(
-    v.number(),
-    v.description("Port the container listens on; the Service sends its port 80 there."),
-    v.integer(wholeNumber),
-    v.minValue(1, atLeast(1)),
-    v.maxValue(65535, atMost(65535)),
-  ),
-}), v.description("Desired state: which image, how many replicas, which port."));
+  }),
+  v.description("Desired state: which image, how many replicas, which port."),
+);
 /** A validated spec, defaults applied. */
 export type WebAppSpec = v.InferOutput<typeof WebAppSpec>;
 
@@ -110,31 +157,49 @@ export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
 
 /** metav1.Condition, with the same limits the Kubernetes API types declare. */
 export const Condition = v.object({
-  type: v.pipe(v.string(), v.description("Type of condition in CamelCase."), v.maxLength(316),
-    v.regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/)),
+  type: v.pipe(
+    v.string(),
+    v.description("Type of condition in CamelCase."),
+    v.maxLength(316),
+    v.regex(
+      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
+    ),
+  ),
   status: v.pipe(v.picklist(CONDITION_STATUSES), v.description("Status of the condition: True, False or Unknown.")),
-  reason: v.pipe(v.string(), v.description("Programmatic identifier of the reason for the last transition, in CamelCase."),
-    v.minLength(1), v.maxLength(1024), v.regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)),
+  reason: v.pipe(
+    v.string(),
+    v.description("Programmatic identifier of the reason for the last transition, in CamelCase."),
+    v.minLength(1),
+    v.maxLength(1024),
+    v.regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
+  ),
   message: v.pipe(v.string(), v.description("Human-readable message about the transition."), v.maxLength(32768)),
   lastTransitionTime: v.pipe(v.string(), v.description("When the condition last changed status."), v.isoTimestamp()),
-  observedGeneration: v.optional(v.pipe(v.number(), v.description("metadata.generation the condition was set for."), v.integer(), v.minValue(0))),
+  observedGeneration: v.optional(
+    v.pipe(v.number(), v.description("metadata.generation the condition was set for."), v.integer(), v.minValue(0)),
+  ),
 });
 export type Condition = v.InferOutput<typeof Condition>;
 
 const count = (what: string) => v.optional(v.pipe(v.number(), v.description(what), v.integer(), v.minValue(0)));
 
-export const WebAppStatus = v.pipe(v.object({
-  replicas: count("Pods of the Deployment (the scale subresource reads this)."),
-  readyReplicas: count("Pods that are ready."),
-  availableReplicas: count("Pods that are available."),
-  observedGeneration: count("metadata.generation this status was computed for."),
-  selector: v.optional(v.pipe(v.string(), v.description("Label selector of the pods, for the scale subresource."))),
-  conditions: v.optional(v.pipe(
-    v.array(Condition),
-    v.description("Available, Progressing and Degraded."),
-    openapi({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
-  )),
-}), v.description("Observed state, written by the operator."));
+export const WebAppStatus = v.pipe(
+  v.object({
+    replicas: count("Pods of the Deployment (the scale subresource reads this)."),
+    readyReplicas: count("Pods that are ready."),
+    availableReplicas: count("Pods that are available."),
+    observedGeneration: count("metadata.generation this status was computed for."),
+    selector: v.optional(v.pipe(v.string(), v.description("Label selector of the pods, for the scale subresource."))),
+    conditions: v.optional(
+      v.pipe(
+        v.array(Condition),
+        v.description("Available, Progressing and Degraded."),
+        openapi({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
+      ),
+    ),
+  }),
+  v.description("Observed state, written by the operator."),
+);
 export type WebAppStatus = v.InferOutput<typeof WebAppStatus>;
 
 /** A WebApp as read from the API server: nothing about spec is known until parsed. */

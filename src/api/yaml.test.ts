@@ -32,7 +32,28 @@ describe("toYaml", () => {
   });
 
   test("strings another YAML version could read as booleans, numbers, dates or null are quoted", () => {
-    for (const s of ["yes", "No", "on", "OFF", "y", "true", "null", "~", "1", "1.0", "0x1F", "1e3", "2024-01-01", ".inf", "-1", "+1", "1:20", "", "=", "<<"]) {
+    for (const s of [
+      "yes",
+      "No",
+      "on",
+      "OFF",
+      "y",
+      "true",
+      "null",
+      "~",
+      "1",
+      "1.0",
+      "0x1F",
+      "1e3",
+      "2024-01-01",
+      ".inf",
+      "-1",
+      "+1",
+      "1:20",
+      "",
+      "=",
+      "<<",
+    ]) {
       const text = toYaml({ k: s });
       expect(text).toBe(`k: ${JSON.stringify(s)}\n`);
       expect(parse(text)).toEqual({ k: s });
@@ -47,10 +68,43 @@ describe("toYaml", () => {
 
   test("every tricky string reads back as itself", () => {
     const strings = [
-      "a: b", "x #y", "- a", "|x", ">x", "abc ", " abc", "café", "o'k", 'say "hi"', "a,b", "[x]", "{x}", "$x",
-      "x:", "@x", "`x`", "%x", "!x", "&x", "*x", "?x", "back\\slash", "tab\there", "a\nb", "a\nb\n", "a\n\nb",
-      "a\n\n", "\nlead", "  indented\nx", "trailing \nspace", "blank\n  \nline", "cr\r\nlf", "\u0001ctl", "\u{1F600}",
-      '.status.conditions[?(@.type=="Available")].status', "self.metadata.name.size() <= 59",
+      "a: b",
+      "x #y",
+      "- a",
+      "|x",
+      ">x",
+      "abc ",
+      " abc",
+      "café",
+      "o'k",
+      'say "hi"',
+      "a,b",
+      "[x]",
+      "{x}",
+      "$x",
+      "x:",
+      "@x",
+      "`x`",
+      "%x",
+      "!x",
+      "&x",
+      "*x",
+      "?x",
+      "back\\slash",
+      "tab\there",
+      "a\nb",
+      "a\nb\n",
+      "a\n\nb",
+      "a\n\n",
+      "\nlead",
+      "  indented\nx",
+      "trailing \nspace",
+      "blank\n  \nline",
+      "cr\r\nlf",
+      "\u0001ctl",
+      "\u{1F600}",
+      '.status.conditions[?(@.type=="Available")].status',
+      "self.metadata.name.size() <= 59",
     ];
     for (const s of strings) {
       expect(parse(toYaml({ k: s }))).toEqual({ k: s });

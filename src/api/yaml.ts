@@ -33,8 +33,7 @@ function isPlainObject(v: unknown): v is Plain {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
-const isNonEmptyMap = (v: unknown): v is Plain =>
-  isPlainObject(v) && Object.values(v).some((x) => x !== undefined);
+const isNonEmptyMap = (v: unknown): v is Plain => isPlainObject(v) && Object.values(v).some((x) => x !== undefined);
 const isNonEmptyList = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0;
 
 function renderMap(map: Plain, indent: number, path: string): string {

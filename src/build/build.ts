@@ -18,18 +18,30 @@ function gitCommit(): string {
   if (process.env.DEVCTL_COMMIT && process.env.DEVCTL_COMMIT !== "unknown") return process.env.DEVCTL_COMMIT;
   const r = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stderr: "ignore" });
   const sha = r.exitCode === 0 ? r.stdout.toString().trim() : "unknown";
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: root, stderr: "ignore" });
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], {
+    cwd: root,
+    stderr: "ignore",
+  });
   return sha !== "unknown" && dirty.stdout.toString().trim() ? `${sha}-dirty` : sha;
 }
 
 function compile(outfile: string, target?: string): void {
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   const args = [
-    "build", "src/main.ts", "--compile", "--minify", "--bytecode", "--format=esm",
-    "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
-    "--define", `DEVCTL_VERSION=${JSON.stringify(version)}`,
-    "--define", `DEVCTL_COMMIT=${JSON.stringify(gitCommit())}`,
-    "--outfile", outfile,
+    "build",
+    "src/main.ts",
+    "--compile",
+    "--minify",
+    "--bytecode",
+    "--format=esm",
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "--define",
+    `DEVCTL_VERSION=${JSON.stringify(version)}`,
+    "--define",
+    `DEVCTL_COMMIT=${JSON.stringify(gitCommit())}`,
+    "--outfile",
+    outfile,
     ...(target ? [`--target=bun-${target}`] : []),
   ];
   const started = performance.now();
@@ -46,7 +58,11 @@ if (process.argv.includes("--release")) {
   for (const target of RELEASE_TARGETS) {
     const name = `devctl-${target}`;
     compile(join(dir, name), target);
-    sums.push(`${createHash("sha256").update(readFileSync(join(dir, name))).digest("hex")}  ${name}`);
+    sums.push(
+      `${createHash("sha256")
+        .update(readFileSync(join(dir, name)))
+        .digest("hex")}  ${name}`,
+    );
   }
   writeFileSync(join(dir, "SHA256SUMS"), `${sums.join("\n")}\n`);
   console.error(`wrote ${dir}/SHA256SUMS`);

@@ -33,12 +33,22 @@ function fail(msg: string): never {
 
 function run(title: string, cmd: string[], opts: { capture?: boolean } = {}): string {
   say(title);
-  const r = Bun.spawnSync(cmd, { cwd: root, stdout: opts.capture ? "pipe" : "inherit", stderr: "inherit", env: process.env });
+  const r = Bun.spawnSync(cmd, {
+    cwd: root,
+    stdout: opts.capture ? "pipe" : "inherit",
+    stderr: "inherit",
+    env: process.env,
+  });
   if (r.exitCode !== 0) fail(`${title} failed (exit ${r.exitCode})`);
   return opts.capture ? (r.stdout?.toString() ?? "") : "";
 }
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, progress?: () => Promise<string>): Promise<T> {
+async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs: number,
+  progress?: () => Promise<string>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastReport = 0;
   while (Date.now() < deadline) {
@@ -68,7 +78,9 @@ let kubeconfig = configuredKubeconfig();
 if (kubeconfig) {
   say(`using the configured cluster (${kubeconfig})`);
 } else {
-  say("no cluster configured: starting the local control plane (the first run builds it from Go modules, ~7 min on 2 cores)");
+  say(
+    "no cluster configured: starting the local control plane (the first run builds it from Go modules, ~7 min on 2 cores)",
+  );
   const out = run("starting the local control plane", [bun, "run", "tests/cluster/cli.ts", "up"], { capture: true });
   kubeconfig = /^KUBECONFIG=(.+)$/m.exec(out)?.[1]?.trim() ?? fail("the control plane did not print its kubeconfig");
 }
@@ -84,11 +96,20 @@ const version = await client.raw<{ gitVersion: string }>("GET", "/version").catc
 say(`cluster ${client.server} answers (Kubernetes ${version.gitVersion})`);
 
 say(`installing the WebApp CRD (${CRD_NAME})`);
-await client.apply(CRD_RESOURCE, buildWebAppCrd(), { fieldManager: "devctl", force: true }).catch((e: Error) => fail(e.message));
-await eventually("the CRD to be Established", async () => {
-  const crd = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRD_RESOURCE, CRD_NAME);
-  return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") || undefined;
-}, 60_000);
+await client
+  .apply(CRD_RESOURCE, buildWebAppCrd(), { fieldManager: "devctl", force: true })
+  .catch((e: Error) => fail(e.message));
+await eventually(
+  "the CRD to be Established",
+  async () => {
+    const crd = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+      CRD_RESOURCE,
+      CRD_NAME,
+    );
+    return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") || undefined;
+  },
+  60_000,
+);
 
 const port = (() => {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
@@ -98,7 +119,17 @@ const port = (() => {
 })();
 say(`starting the operator: devctl operator run (health and metrics on http://127.0.0.1:${port})`);
 const operator = Bun.spawn(
-  [devctl, "operator", "run", "--lease-namespace", "default", "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`],
+  [
+    devctl,
+    "operator",
+    "run",
+    "--lease-namespace",
+    "default",
+    "--metrics-bind-address",
+    `127.0.0.1:${port}`,
+    "--health-probe-bind-address",
+    `127.0.0.1:${port}`,
+  ],
   { cwd: root, stdout: "inherit", stderr: "inherit", env: { ...process.env, KUBECONFIG: kubeconfig } },
 );
 const stopOperator = async () => {
@@ -106,29 +137,44 @@ const stopOperator = async () => {
   return operator.exited;
 };
 process.on("SIGINT", () => void stopOperator().then((code) => process.exit(code)));
-await eventually("the operator to be ready", async () => {
-  if (operator.exitCode !== null) fail(`the operator exited with code ${operator.exitCode}`);
-  return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok || undefined;
-}, 60_000);
+await eventually(
+  "the operator to be ready",
+  async () => {
+    if (operator.exitCode !== null) fail(`the operator exited with code ${operator.exitCode}`);
+    return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok || undefined;
+  },
+  60_000,
+);
 
 const example = Bun.YAML.parse(readFileSync(join(root, "crd/examples/my-service.yaml"), "utf8")) as KubeObject;
 const namespace = client.namespace;
 say(`applying crd/examples/my-service.yaml in namespace ${namespace}`);
-await client.apply(WEBAPP_RESOURCE, { ...example, metadata: { ...example.metadata, namespace } }, { fieldManager: "kubectl", force: true }).catch((e: Error) => fail(e.message));
+await client
+  .apply(
+    WEBAPP_RESOURCE,
+    { ...example, metadata: { ...example.metadata, namespace } },
+    { fieldManager: "kubectl", force: true },
+  )
+  .catch((e: Error) => fail(e.message));
 
 type Dep = KubeObject & { status?: { readyReplicas?: number; replicas?: number } };
 type Wa = KubeObject & { status?: { conditions?: { type: string; status: string; message: string }[] } };
 await eventually(
   "my-service to converge",
   async () => {
-    const [dep, wa] = await Promise.all([client.get<Dep>(DEPLOYMENT_RESOURCE, "my-service-deployment", namespace), client.get<Wa>(WEBAPP_RESOURCE, "my-service", namespace)]);
+    const [dep, wa] = await Promise.all([
+      client.get<Dep>(DEPLOYMENT_RESOURCE, "my-service-deployment", namespace),
+      client.get<Wa>(WEBAPP_RESOURCE, "my-service", namespace),
+    ]);
     const available = wa.status?.conditions?.find((c) => c.type === "Available")?.status === "True";
     return dep.status?.readyReplicas === 5 && available ? true : undefined;
   },
   180_000,
   async () => {
     const dep = await client.get<Dep>(DEPLOYMENT_RESOURCE, "my-service-deployment", namespace).catch(() => undefined);
-    return dep ? `my-service-deployment: ${dep.status?.readyReplicas ?? 0}/5 replicas ready` : "waiting for my-service-deployment to be created";
+    return dep
+      ? `my-service-deployment: ${dep.status?.readyReplicas ?? 0}/5 replicas ready`
+      : "waiting for my-service-deployment to be created";
   },
 );
 say("converged");
@@ -137,20 +183,31 @@ const kubectl = Bun.which("kubectl");
 for (const what of ["webapps", "deployments"]) {
   console.log(`\n$ kubectl get ${what}`);
   if (kubectl) {
-    const r = Bun.spawnSync([kubectl, "get", what, "-n", namespace], { stdout: "pipe", stderr: "pipe", env: { ...process.env, KUBECONFIG: kubeconfig } });
+    const r = Bun.spawnSync([kubectl, "get", what, "-n", namespace], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+    });
     process.stdout.write(r.stdout.toString());
   } else if (what === "webapps") {
-    process.stdout.write(Bun.spawnSync([devctl, "webapp", "list"], { env: { ...process.env, KUBECONFIG: kubeconfig } }).stdout.toString());
+    process.stdout.write(
+      Bun.spawnSync([devctl, "webapp", "list"], { env: { ...process.env, KUBECONFIG: kubeconfig } }).stdout.toString(),
+    );
   } else {
     const list = await client.list<Dep>(DEPLOYMENT_RESOURCE, { namespace });
-    for (const d of list.items) console.log(`${d.metadata.name}  ${d.status?.readyReplicas ?? 0}/${d.status?.replicas ?? 0}`);
+    for (const d of list.items)
+      console.log(`${d.metadata.name}  ${d.status?.readyReplicas ?? 0}/${d.status?.replicas ?? 0}`);
   }
 }
 
 if (process.stdin.isTTY) {
-  console.error(`\nThe operator keeps running: try \`KUBECONFIG=${kubeconfig} kubectl scale deployment my-service-deployment --replicas=1\` and watch it heal.\nCtrl-C stops it; \`npm run cluster:down\` stops the local cluster.`);
+  console.error(
+    `\nThe operator keeps running: try \`KUBECONFIG=${kubeconfig} kubectl scale deployment my-service-deployment --replicas=1\` and watch it heal.\nCtrl-C stops it; \`npm run cluster:down\` stops the local cluster.`,
+  );
   process.exit(await operator.exited);
 }
 const code = await stopOperator();
-say(`operator stopped (exit ${code}); the cluster stays up (KUBECONFIG=${kubeconfig}; npm run cluster:down stops a local one)`);
+say(
+  `operator stopped (exit ${code}); the cluster stays up (KUBECONFIG=${kubeconfig}; npm run cluster:down stops a local one)`,
+);
 process.exit(code);

@@ -8,7 +8,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 
 
 export function parseDuration(value: string | undefined, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec((value ?? "").trim());
-  if (!m) throw new UsageError(`--${flag} "${value}" is not a duration; use a number with a unit, e.g. 30s, 2m, 10h, 500ms`);
+  if (!m)
+    throw new UsageError(`--${flag} "${value}" is not a duration; use a number with a unit, e.g. 30s, 2m, 10h, 500ms`);
   return Math.round(Number(m[1]) * (UNITS[m[2] as string] as number));
 }
 

@@ -6,7 +6,10 @@
 import type { KubeClient } from "../kube/types.ts";
 
 export const clusterArgs = {
-  kubeconfig: { type: "string", description: "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)" },
+  kubeconfig: {
+    type: "string",
+    description: "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)",
+  },
   context: { type: "string", description: "The kubeconfig context to use" },
   namespace: { type: "string", alias: "n", description: "The namespace (default: the context's namespace)" },
 } as const;
@@ -23,7 +26,9 @@ export async function clientFrom(args: ClusterArgs): Promise<KubeClient> {
   return createKubeClient({
     ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}),
     ...(args.context ? { context: args.context } : {}),
-    userAgent: versionLine().replace(/ \(commit /, "/").replace(/\)$/, ""),
+    userAgent: versionLine()
+      .replace(/ \(commit /, "/")
+      .replace(/\)$/, ""),
   });
 }
 

@@ -42,5 +42,10 @@ export function createLogger(format: LogFormat, level: LogLevelName): ConsolaIns
       reporters: [{ log: (o) => process.stderr.write(`${jsonLine(o)}\n`) }],
     });
   }
-  return createConsola({ level: lvl, stderr: process.stderr, stdout: process.stderr, formatOptions: { date: true, colors: process.stderr.isTTY } });
+  return createConsola({
+    level: lvl,
+    stderr: process.stderr,
+    stdout: process.stderr,
+    formatOptions: { date: true, colors: process.stderr.isTTY },
+  });
 }

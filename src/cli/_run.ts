@@ -8,11 +8,14 @@
 import { runCommand, showUsage, type CommandDef } from "citty";
 import { versionLine } from "../build/version.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: citty's CommandDef is generic over each command's own args.
+type AnyCommand = CommandDef<any>;
+
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-export async function run(root: CommandDef<any>, argv: string[]): Promise<void> {
+export async function run(root: AnyCommand, argv: string[]): Promise<void> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     console.log(versionLine());
     return;
@@ -40,16 +43,16 @@ export async function run(root: CommandDef<any>, argv: string[]): Promise<void> 
 }
 
 /** The deepest subcommand named by argv, and its parent (for usage). */
-async function resolve(root: CommandDef<any>, argv: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined]> {
+async function resolve(root: AnyCommand, argv: string[]): Promise<[AnyCommand, AnyCommand | undefined]> {
   let cmd = root;
-  let parent: CommandDef<any> | undefined;
+  let parent: AnyCommand | undefined;
   for (const word of argv) {
     if (word.startsWith("-")) continue;
     const subs = typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands;
     const next = subs?.[word];
     if (!next) break;
     parent = cmd;
-    cmd = await (typeof next === "function" ? (next as () => Promise<CommandDef<any>>)() : next);
+    cmd = await (typeof next === "function" ? (next as () => Promise<AnyCommand>)() : next);
   }
   return [cmd, parent];
 }

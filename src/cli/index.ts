@@ -4,7 +4,8 @@ import { defineCommand } from "citty";
 export const devctl = defineCommand({
   meta: {
     name: "devctl",
-    description: "Platform CLI and WebApp operator.\n\nExamples:\n  devctl operator install\n  devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080\n  devctl webapp list -A",
+    description:
+      "Platform CLI and WebApp operator.\n\nExamples:\n  devctl operator install\n  devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080\n  devctl webapp list -A",
   },
   subCommands: {
     operator: () => import("./operator/index.ts").then((m) => m.default),

@@ -4,7 +4,11 @@ import { versionLine } from "../build/version.ts";
 import { clientFrom, clusterArgs } from "./_global.ts";
 
 export default defineCommand({
-  meta: { name: "version", description: "Print the client and server versions\n\nExamples:\n  devctl version\n  devctl version --client\n  devctl version --context kind-dev" },
+  meta: {
+    name: "version",
+    description:
+      "Print the client and server versions\n\nExamples:\n  devctl version\n  devctl version --client\n  devctl version --context kind-dev",
+  },
   args: { ...clusterArgs, client: { type: "boolean", description: "Print only the client version" } },
   async run({ args }) {
     console.log(`Client: ${versionLine()}`);

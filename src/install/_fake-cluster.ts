@@ -21,7 +21,8 @@ export interface FakeCluster extends FakeKube {
 const isSubset = (want: unknown, have: unknown): boolean => {
   if (typeof want !== "object" || want === null) return want === have;
   if (typeof have !== "object" || have === null) return false;
-  if (Array.isArray(want)) return Array.isArray(have) && want.length === have.length && want.every((w, i) => isSubset(w, have[i]));
+  if (Array.isArray(want))
+    return Array.isArray(have) && want.length === have.length && want.every((w, i) => isSubset(w, have[i]));
   return Object.entries(want).every(([k, v]) => isSubset(v, (have as Record<string, unknown>)[k]));
 };
 
@@ -34,7 +35,10 @@ export function createFakeCluster(now: () => number = () => 0): FakeCluster {
     deny: () => false,
     applied,
     put(rt, obj) {
-      base.objects.set(objKey(rt, obj.metadata.namespace, obj.metadata.name), structuredClone({ ...obj, metadata: { resourceVersion: String(++rv), ...obj.metadata } }));
+      base.objects.set(
+        objKey(rt, obj.metadata.namespace, obj.metadata.name),
+        structuredClone({ ...obj, metadata: { resourceVersion: String(++rv), ...obj.metadata } }),
+      );
     },
     async create<T extends KubeObject>(rt: ResourceType, obj: T, o?: Parameters<FakeKube["create"]>[2]) {
       if (rt.plural !== "selfsubjectaccessreviews") return base.create(rt, obj, o);
@@ -50,14 +54,21 @@ export function createFakeCluster(now: () => number = () => 0): FakeCluster {
       const k = objKey(rt, obj.metadata.namespace, obj.metadata.name);
       const cur = base.objects.get(k);
       const { metadata: _m, ...body } = obj;
-      if (cur && isSubset(body, cur) && isSubset(obj.metadata.labels ?? {}, cur.metadata.labels ?? {})) return structuredClone(cur) as T;
-      const merged = { ...(cur ?? {}), ...structuredClone(obj), metadata: { ...(cur?.metadata ?? {}), ...structuredClone(obj.metadata), resourceVersion: String(++rv) } };
+      if (cur && isSubset(body, cur) && isSubset(obj.metadata.labels ?? {}, cur.metadata.labels ?? {}))
+        return structuredClone(cur) as T;
+      const merged = {
+        ...(cur ?? {}),
+        ...structuredClone(obj),
+        metadata: { ...(cur?.metadata ?? {}), ...structuredClone(obj.metadata), resourceVersion: String(++rv) },
+      };
       base.objects.set(k, merged);
       return structuredClone(merged) as T;
     },
     async listAll<T extends KubeObject>(rt: ResourceType, o: ListOptions = {}): Promise<KubeList<T>> {
       const prefix = `${rt.plural}/${o.namespace ?? ""}`;
-      const items = [...base.objects.entries()].filter(([k]) => (o.namespace ? k.startsWith(`${prefix}/`) : k.startsWith(`${rt.plural}/`))).map(([, v]) => structuredClone(v) as T);
+      const items = [...base.objects.entries()]
+        .filter(([k]) => (o.namespace ? k.startsWith(`${prefix}/`) : k.startsWith(`${rt.plural}/`)))
+        .map(([, v]) => structuredClone(v) as T);
       return { metadata: {}, items };
     },
   };

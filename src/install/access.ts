@@ -20,19 +20,34 @@ export interface AccessCheck {
   name?: string;
 }
 
-const SSAR: ResourceType = { group: "authorization.k8s.io", version: "v1", plural: "selfsubjectaccessreviews", kind: "SelfSubjectAccessReview", namespaced: false };
+const SSAR: ResourceType = {
+  group: "authorization.k8s.io",
+  version: "v1",
+  plural: "selfsubjectaccessreviews",
+  kind: "SelfSubjectAccessReview",
+  namespaced: false,
+};
 
 interface AccessReview extends KubeObject {
   status?: { allowed?: boolean; denied?: boolean; reason?: string };
 }
 
 /** The checks that are not allowed. An identity that may not even ask is not judged here: [] (the writes will tell). */
-export async function deniedChecks(client: KubeClient, checks: readonly AccessCheck[], signal?: AbortSignal): Promise<AccessCheck[]> {
+export async function deniedChecks(
+  client: KubeClient,
+  checks: readonly AccessCheck[],
+  signal?: AbortSignal,
+): Promise<AccessCheck[]> {
   const answers = await Promise.all(
     checks.map((c) =>
       client.create<AccessReview>(
         SSAR,
-        { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", metadata: {}, spec: { resourceAttributes: { ...c } } },
+        {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SelfSubjectAccessReview",
+          metadata: {},
+          spec: { resourceAttributes: { ...c } },
+        },
         signal ? { signal } : {},
       ),
     ),

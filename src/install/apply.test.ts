@@ -19,7 +19,8 @@ function cluster() {
   const apply = fake.apply;
   fake.apply = async (rt, obj, o) => {
     const out = await apply(rt, obj, o);
-    if (obj.kind === "CustomResourceDefinition") fake.put(rt, { ...(await fake.get(rt, obj.metadata.name as string)), status: established });
+    if (obj.kind === "CustomResourceDefinition")
+      fake.put(rt, { ...(await fake.get(rt, obj.metadata.name as string)), status: established });
     return out as never;
   };
   return { clock, fake };
@@ -30,16 +31,26 @@ describe("crdConflict", () => {
   test("a missing CRD or one of ours at the same or an older schema version may be applied", () => {
     expect(crdConflict(undefined)).toBeUndefined();
     expect(crdConflict(ours, "1")).toBeUndefined();
-    expect(crdConflict({ ...ours, metadata: { ...ours.metadata, annotations: { "devctl.dev/crd-schema-version": "1" } } }, "2")).toBeUndefined();
+    expect(
+      crdConflict(
+        { ...ours, metadata: { ...ours.metadata, annotations: { "devctl.dev/crd-schema-version": "1" } } },
+        "2",
+      ),
+    ).toBeUndefined();
   });
 
   test("a CRD of the same name installed by someone else is refused, saying whose it is and what to do", () => {
-    const foreign = { ...ours, metadata: { name: "webapps.apps.example.com", labels: { "app.kubernetes.io/managed-by": "helm" } } };
+    const foreign = {
+      ...ours,
+      metadata: { name: "webapps.apps.example.com", labels: { "app.kubernetes.io/managed-by": "helm" } },
+    };
     const msg = crdConflict(foreign, "1");
     expect(msg).toContain("not installed by devctl");
     expect(msg).toContain("app.kubernetes.io/managed-by=helm");
     expect(msg).toContain("kubectl delete crd webapps.apps.example.com");
-    expect(crdConflict({ ...ours, metadata: { name: "webapps.apps.example.com" } }, "1")).toContain("managed-by=<none>");
+    expect(crdConflict({ ...ours, metadata: { name: "webapps.apps.example.com" } }, "1")).toContain(
+      "managed-by=<none>",
+    );
   });
 
   test("a CRD of ours with a newer schema version is refused: installing would downgrade it", () => {
@@ -55,7 +66,11 @@ describe("applyAll", () => {
   test("applies every object in order with the devctl field manager and force, reporting each as created", async () => {
     const { clock, fake } = cluster();
     const seen: string[] = [];
-    const results = await applyAll(fake, objects, { clock, timeoutMs: 10_000, onApplied: (r) => seen.push(`${r.name} ${r.action}`) });
+    const results = await applyAll(fake, objects, {
+      clock,
+      timeoutMs: 10_000,
+      onApplied: (r) => seen.push(`${r.name} ${r.action}`),
+    });
     expect(fake.applied).toEqual(objects.map((o) => `${o.kind}/${o.metadata.name}`));
     expect(results.map((r) => r.action)).toEqual(objects.map(() => "created"));
     expect(seen[0]).toBe("customresourcedefinition.apiextensions.k8s.io/webapps.apps.example.com created");
@@ -68,7 +83,9 @@ describe("applyAll", () => {
     expect(again.map((r) => r.action)).toEqual(objects.map(() => "unchanged"));
     const more = buildManifests({ namespace: "devctl-system", image: "img:2", replicas: 2, version: "1" });
     const third = await applyAll(fake, more, { clock, timeoutMs: 10_000 });
-    expect(third.filter((r) => r.action !== "unchanged").map((r) => `${r.name} ${r.action}`)).toEqual(["deployment.apps/webapp-operator configured"]);
+    expect(third.filter((r) => r.action !== "unchanged").map((r) => `${r.name} ${r.action}`)).toEqual([
+      "deployment.apps/webapp-operator configured",
+    ]);
   });
 
   test("nothing after the CRD is applied before the CRD is Established", async () => {
@@ -89,9 +106,15 @@ describe("applyAll", () => {
     const clock = createFakeClock(0);
     const fake = createFakeCluster(() => clock.now());
     const run = applyAll(fake, objects, { clock, timeoutMs: 2000 });
-    const failed = run.then(() => undefined, (e: Error) => e);
+    const failed = run.then(
+      () => undefined,
+      (e: Error) => e,
+    );
     await clock.advance(100);
-    fake.put(CRDS, { ...(await fake.get(CRDS, "webapps.apps.example.com")), status: { conditions: [{ type: "NamesAccepted", status: "False", message: "wa is taken" }] } });
+    fake.put(CRDS, {
+      ...(await fake.get(CRDS, "webapps.apps.example.com")),
+      status: { conditions: [{ type: "NamesAccepted", status: "False", message: "wa is taken" }] },
+    });
     await clock.advance(3000);
     expect((await failed)?.message).toMatch(/not Established within 2 s/);
     await expect(applyAll(fake, objects, { clock, timeoutMs: 0 })).rejects.toThrow("NamesAccepted: wa is taken");
@@ -99,7 +122,11 @@ describe("applyAll", () => {
 
   test("a foreign CRD of the same name stops the install before anything is applied", async () => {
     const { clock, fake } = cluster();
-    fake.put(CRDS, { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "webapps.apps.example.com" } });
+    fake.put(CRDS, {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "webapps.apps.example.com" },
+    });
     const err = await applyAll(fake, objects, { clock, timeoutMs: 10_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(InstallError);
     expect(err.message).toContain("not installed by devctl");
@@ -111,17 +138,27 @@ describe("applyAll", () => {
     fake.deny = (c) => c.resource === "clusterroles" || (c.resource === "deployments" && c.verb !== "get");
     const err = await applyAll(fake, objects, { clock, timeoutMs: 10_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(InstallError);
-    expect(err.message).toContain('get, create, patch clusterroles.rbac.authorization.k8s.io; create, patch deployments.apps in namespace "devctl-system"');
+    expect(err.message).toContain(
+      'get, create, patch clusterroles.rbac.authorization.k8s.io; create, patch deployments.apps in namespace "devctl-system"',
+    );
     expect(err.message).toContain('context "fake"');
     expect(fake.applied).toEqual([]);
   });
 
   test("an API error during apply is passed on as is (its message names the verb and resource)", async () => {
     const { clock, fake } = cluster();
-    const forbidden = new KubeError("Forbidden", 'forbidden: cannot patch clusterroles.rbac.authorization.k8s.io "x"', 403);
+    const forbidden = new KubeError(
+      "Forbidden",
+      'forbidden: cannot patch clusterroles.rbac.authorization.k8s.io "x"',
+      403,
+    );
     fake.failWith = (method, rt) => (method === "apply" && rt.plural === "clusterroles" ? forbidden : undefined);
     await expect(applyAll(fake, objects, { clock, timeoutMs: 10_000 })).rejects.toBe(forbidden);
-    expect(fake.applied).toEqual(["CustomResourceDefinition/webapps.apps.example.com", "Namespace/devctl-system", "ServiceAccount/webapp-operator"]);
+    expect(fake.applied).toEqual([
+      "CustomResourceDefinition/webapps.apps.example.com",
+      "Namespace/devctl-system",
+      "ServiceAccount/webapp-operator",
+    ]);
   });
 });
 
@@ -130,7 +167,8 @@ describe("the permission preflight", () => {
     const { clock, fake } = cluster();
     const create = fake.create;
     fake.create = async (rt, obj, o) => {
-      if (rt.plural === "selfsubjectaccessreviews") throw new KubeError("Forbidden", "forbidden: cannot create selfsubjectaccessreviews", 403);
+      if (rt.plural === "selfsubjectaccessreviews")
+        throw new KubeError("Forbidden", "forbidden: cannot create selfsubjectaccessreviews", 403);
       return create(rt, obj, o);
     };
     const results = await applyAll(fake, objects, { clock, timeoutMs: 10_000 });
@@ -145,6 +183,11 @@ describe("accessChecksFor", () => {
     expect(describeChecks(checks.slice(0, 6))).toBe(
       "get, create, patch customresourcedefinitions.apiextensions.k8s.io; get, create, patch namespaces",
     );
-    expect(checks).toContainEqual({ verb: "patch", group: "apps", resource: "deployments", namespace: "devctl-system" });
+    expect(checks).toContainEqual({
+      verb: "patch",
+      group: "apps",
+      resource: "deployments",
+      namespace: "devctl-system",
+    });
   });
 });

@@ -51,7 +51,10 @@ interface Crd extends KubeObject {
 }
 
 /** Why an existing CRD of our name must not be overwritten; undefined when it may be. */
-export function crdConflict(existing: KubeObject | undefined, ourSchemaVersion: string = CRD_SCHEMA_VERSION): string | undefined {
+export function crdConflict(
+  existing: KubeObject | undefined,
+  ourSchemaVersion: string = CRD_SCHEMA_VERSION,
+): string | undefined {
   if (!existing) return undefined;
   const name = existing.metadata.name;
   const managedBy = existing.metadata.labels?.[MANAGED_BY_LABEL];
@@ -82,12 +85,17 @@ export function accessChecksFor(objects: readonly KubeObject[]): AccessCheck[] {
     const key = `${rt.group}/${rt.plural}/${namespace ?? ""}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    for (const verb of ["get", "create", "patch"]) checks.push({ verb, group: rt.group, resource: rt.plural, ...(namespace ? { namespace } : {}) });
+    for (const verb of ["get", "create", "patch"])
+      checks.push({ verb, group: rt.group, resource: rt.plural, ...(namespace ? { namespace } : {}) });
   }
   return checks;
 }
 
-export async function getOrUndefined<T extends KubeObject>(client: KubeClient, obj: KubeObject, signal?: AbortSignal): Promise<T | undefined> {
+export async function getOrUndefined<T extends KubeObject>(
+  client: KubeClient,
+  obj: KubeObject,
+  signal?: AbortSignal,
+): Promise<T | undefined> {
   try {
     return await client.get<T>(resourceOf(obj), obj.metadata.name as string, obj.metadata.namespace, signal);
   } catch (e) {
@@ -96,7 +104,11 @@ export async function getOrUndefined<T extends KubeObject>(client: KubeClient, o
   }
 }
 
-export async function applyAll(client: KubeClient, objects: readonly KubeObject[], o: ApplyOptions): Promise<AppliedObject[]> {
+export async function applyAll(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  o: ApplyOptions,
+): Promise<AppliedObject[]> {
   const denied = await deniedChecks(client, accessChecksFor(objects), o.signal);
   if (denied.length > 0) {
     throw new InstallError(
@@ -111,8 +123,16 @@ export async function applyAll(client: KubeClient, objects: readonly KubeObject[
   const results: AppliedObject[] = [];
   for (const obj of objects) {
     const before = await getOrUndefined(client, obj, o.signal);
-    const after = await client.apply<KubeObject>(resourceOf(obj), obj, { fieldManager: FIELD_MANAGER, force: true, ...(o.signal ? { signal: o.signal } : {}) });
-    const action: ApplyAction = !before ? "created" : before.metadata.resourceVersion === after.metadata.resourceVersion ? "unchanged" : "configured";
+    const after = await client.apply<KubeObject>(resourceOf(obj), obj, {
+      fieldManager: FIELD_MANAGER,
+      force: true,
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+    const action: ApplyAction = !before
+      ? "created"
+      : before.metadata.resourceVersion === after.metadata.resourceVersion
+        ? "unchanged"
+        : "configured";
     const r = { name: displayName(obj), action, object: after };
     results.push(r);
     o.onApplied?.(r);
@@ -121,7 +141,8 @@ export async function applyAll(client: KubeClient, objects: readonly KubeObject[
   return results;
 }
 
-const established = (crd: Crd | undefined) => crd?.status?.conditions?.find((c) => c.type === "Established")?.status === "True";
+const established = (crd: Crd | undefined) =>
+  crd?.status?.conditions?.find((c) => c.type === "Established")?.status === "True";
 
 async function waitEstablished(client: KubeClient, crd: KubeObject, o: ApplyOptions): Promise<void> {
   const deadline = o.clock.now() + o.timeoutMs;
@@ -130,8 +151,13 @@ async function waitEstablished(client: KubeClient, crd: KubeObject, o: ApplyOpti
     const live = await getOrUndefined<Crd>(client, crd, o.signal);
     if (established(live)) return;
     if (o.clock.now() >= deadline || o.signal?.aborted) {
-      const why = live?.status?.conditions?.filter((c) => c.status !== "True").map((c) => `${c.type}: ${c.message || c.reason}`).join("; ");
-      throw new InstallError(`the CustomResourceDefinition ${crd.metadata.name} was not Established within ${Math.round(o.timeoutMs / 1000)} s${why ? ` (${why})` : ""}`);
+      const why = live?.status?.conditions
+        ?.filter((c) => c.status !== "True")
+        .map((c) => `${c.type}: ${c.message || c.reason}`)
+        .join("; ");
+      throw new InstallError(
+        `the CustomResourceDefinition ${crd.metadata.name} was not Established within ${Math.round(o.timeoutMs / 1000)} s${why ? ` (${why})` : ""}`,
+      );
     }
     if (!said) o.onProgress?.(`waiting for the CustomResourceDefinition ${crd.metadata.name} to be Established`);
     said = true;

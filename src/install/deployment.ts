@@ -118,7 +118,10 @@ function spreadAcrossNodes(selector: Record<string, string>) {
   return {
     podAntiAffinity: {
       preferredDuringSchedulingIgnoredDuringExecution: [
-        { weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { ...selector } } } },
+        {
+          weight: 100,
+          podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { ...selector } } },
+        },
       ],
     },
   };

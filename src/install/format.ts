@@ -47,5 +47,7 @@ export function formatTable(rows: readonly (readonly string[])[]): string {
       if (i < row.length - 1) widths[i] = Math.max(widths[i] ?? 0, cell.length + TABLE_PADDING, TABLE_MIN_WIDTH);
     });
   }
-  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join("")).join("\n");
+  return rows
+    .map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join(""))
+    .join("\n");
 }

@@ -59,7 +59,9 @@ describe("buildManifests", () => {
     const other = buildManifests({ ...opts, namespace: "team-x" });
     expect(other.find((o) => o.kind === "ClusterRoleBinding")!.metadata.name).toBe(clusterRoleName("team-x"));
     expect(clusterRoleName("team-x")).not.toBe(clusterRoleName("devctl-system"));
-    expect((other.find((o) => o.kind === "ClusterRoleBinding") as any).subjects).toEqual([{ kind: "ServiceAccount", name: "webapp-operator", namespace: "team-x" }]);
+    expect((other.find((o) => o.kind === "ClusterRoleBinding") as any).subjects).toEqual([
+      { kind: "ServiceAccount", name: "webapp-operator", namespace: "team-x" },
+    ]);
   });
 
   test("the default image is the release of this devctl", () => {
@@ -79,7 +81,10 @@ describe("RBAC", () => {
   const clusterRules: PolicyRule[] = byKind("ClusterRole").rules;
   const roleRules: PolicyRule[] = byKind("Role").rules;
   const verbsOf = (rules: PolicyRule[], group: string, resource: string) =>
-    rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => r.verbs).sort();
+    rules
+      .filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource))
+      .flatMap((r) => r.verbs)
+      .sort();
 
   test("grants exactly what the operator uses, cluster-wide", () => {
     expect(verbsOf(clusterRules, "apps.example.com", "webapps")).toEqual(["get", "list", "watch"]);
@@ -90,9 +95,14 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "patch"]);
-    expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual(
-      ["deployments", "events", "services", "webapps", "webapps/finalizers", "webapps/status"],
-    );
+    expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([
+      "deployments",
+      "events",
+      "services",
+      "webapps",
+      "webapps/finalizers",
+      "webapps/status",
+    ]);
   });
 
   test("has no wildcard, no secrets and no CRD access", () => {
@@ -106,9 +116,13 @@ describe("RBAC", () => {
 
   test("leases are granted only through a Role in the install namespace", () => {
     expect(verbsOf(clusterRules, "coordination.k8s.io", "leases")).toEqual([]);
-    expect(roleRules).toEqual([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }]);
+    expect(roleRules).toEqual([
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+    ]);
     expect(byKind("Role").metadata.namespace).toBe("devctl-system");
-    expect(byKind("RoleBinding").subjects).toEqual([{ kind: "ServiceAccount", name: "webapp-operator", namespace: "devctl-system" }]);
+    expect(byKind("RoleBinding").subjects).toEqual([
+      { kind: "ServiceAccount", name: "webapp-operator", namespace: "devctl-system" },
+    ]);
   });
 
   test("the lease install grants is the one the operator uses by default", () => {
@@ -138,8 +152,18 @@ describe("the operator Deployment", () => {
   });
 
   test("is hardened: non-root, read-only root, no escalation, no capabilities, seccomp RuntimeDefault", () => {
-    expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } });
-    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"] } });
+    expect(pod.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ["ALL"] },
+    });
   });
 
   test("probes /healthz and /readyz on the health port", () => {

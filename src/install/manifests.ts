@@ -15,7 +15,13 @@ import { buildWebAppCrd, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.
 import { VERSION } from "../build/version.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { buildOperatorDeployment } from "./deployment.ts";
-import { buildClusterRole, buildClusterRoleBinding, buildLeaseRole, buildLeaseRoleBinding, type RbacNames } from "./rbac.ts";
+import {
+  buildClusterRole,
+  buildClusterRoleBinding,
+  buildLeaseRole,
+  buildLeaseRoleBinding,
+  type RbacNames,
+} from "./rbac.ts";
 
 export const DEFAULT_NAMESPACE = "devctl-system";
 export const DEFAULT_IMAGE_REPOSITORY = "ghcr.io/devctl/devctl";
@@ -45,14 +51,21 @@ export interface InstallOptions {
 /** The image of this devctl's release. Built from source the version is "dev". */
 export const defaultImage = (version: string = VERSION): string => `${DEFAULT_IMAGE_REPOSITORY}:${version}`;
 
-export const defaultInstallOptions = (): InstallOptions => ({ namespace: DEFAULT_NAMESPACE, image: defaultImage(), replicas: DEFAULT_REPLICAS });
+export const defaultInstallOptions = (): InstallOptions => ({
+  namespace: DEFAULT_NAMESPACE,
+  image: defaultImage(),
+  replicas: DEFAULT_REPLICAS,
+});
 
 /** Cluster-scoped objects are per install namespace, so installs never share a binding. */
 export const clusterRoleName = (namespace: string): string => `${OPERATOR_NAME}-${namespace}`;
 export const LEASE_ROLE_NAME = `${OPERATOR_NAME}-leader-election`;
 
 export const selectorLabels = (): Record<string, string> => ({ [APP_NAME_LABEL]: APP_NAME });
-export const commonLabels = (): Record<string, string> => ({ [APP_NAME_LABEL]: APP_NAME, [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL });
+export const commonLabels = (): Record<string, string> => ({
+  [APP_NAME_LABEL]: APP_NAME,
+  [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL,
+});
 
 export function buildManifests(o: InstallOptions): KubeObject[] {
   const labels = commonLabels();
@@ -65,8 +78,16 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
   };
   return [
     buildWebAppCrd() as unknown as KubeObject,
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: o.namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL } } },
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT_NAME, namespace: o.namespace, labels: { ...labels } } },
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: o.namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL } },
+    },
+    {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: SERVICE_ACCOUNT_NAME, namespace: o.namespace, labels: { ...labels } },
+    },
     buildClusterRole(names),
     buildClusterRoleBinding(names),
     buildLeaseRole(names),
@@ -86,18 +107,33 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
 
 /** Label values are at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric. */
 export function versionLabelValue(version: string): string {
-  const v = version.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+  const v = version
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
   return v || "unknown";
 }
 
 const RBAC = "rbac.authorization.k8s.io";
 /** The resource type of each kind install applies, for URLs. */
 export const INSTALL_RESOURCES: Record<string, ResourceType> = {
-  CustomResourceDefinition: { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false },
+  CustomResourceDefinition: {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    plural: "customresourcedefinitions",
+    kind: "CustomResourceDefinition",
+    namespaced: false,
+  },
   Namespace: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
   ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
   ClusterRole: { group: RBAC, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
-  ClusterRoleBinding: { group: RBAC, version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false },
+  ClusterRoleBinding: {
+    group: RBAC,
+    version: "v1",
+    plural: "clusterrolebindings",
+    kind: "ClusterRoleBinding",
+    namespaced: false,
+  },
   Role: { group: RBAC, version: "v1", plural: "roles", kind: "Role", namespaced: true },
   RoleBinding: { group: RBAC, version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
   Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },

@@ -32,7 +32,10 @@ export interface DeploymentLike extends KubeObject {
   };
 }
 
-export type RolloutState = { kind: "progressing"; message: string } | { kind: "done"; message: string } | { kind: "failed"; message: string };
+export type RolloutState =
+  | { kind: "progressing"; message: string }
+  | { kind: "done"; message: string }
+  | { kind: "failed"; message: string };
 
 export function rolloutState(d: DeploymentLike): RolloutState {
   const s = d.status ?? {};
@@ -41,11 +44,16 @@ export function rolloutState(d: DeploymentLike): RolloutState {
   const available = s.availableReplicas ?? 0;
   const ready = s.readyReplicas ?? 0;
   const progressing = s.conditions?.find((c) => c.type === "Progressing");
-  if (progressing?.reason === "ProgressDeadlineExceeded") return { kind: "failed", message: `rollout stalled: ${progressing.message ?? "progress deadline exceeded"}` };
-  if ((s.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return { kind: "progressing", message: "waiting for the Deployment controller to see the new spec" };
-  if (updated < want) return { kind: "progressing", message: `${updated} of ${want} replicas run the new version, ${ready} ready` };
-  if ((s.replicas ?? 0) > updated) return { kind: "progressing", message: `${(s.replicas ?? 0) - updated} old replicas are pending termination` };
-  if (available < updated) return { kind: "progressing", message: `${ready} of ${want} replicas ready, ${available} available` };
+  if (progressing?.reason === "ProgressDeadlineExceeded")
+    return { kind: "failed", message: `rollout stalled: ${progressing.message ?? "progress deadline exceeded"}` };
+  if ((s.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
+    return { kind: "progressing", message: "waiting for the Deployment controller to see the new spec" };
+  if (updated < want)
+    return { kind: "progressing", message: `${updated} of ${want} replicas run the new version, ${ready} ready` };
+  if ((s.replicas ?? 0) > updated)
+    return { kind: "progressing", message: `${(s.replicas ?? 0) - updated} old replicas are pending termination` };
+  if (available < updated)
+    return { kind: "progressing", message: `${ready} of ${want} replicas ready, ${available} available` };
   return { kind: "done", message: `${available} of ${want} replicas ready and available` };
 }
 
@@ -56,7 +64,12 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-export async function waitForRollout(client: KubeClient, name: string, namespace: string, o: WaitOptions): Promise<string> {
+export async function waitForRollout(
+  client: KubeClient,
+  name: string,
+  namespace: string,
+  o: WaitOptions,
+): Promise<string> {
   const started = o.clock.now();
   let lastLine = "";
   let lastAt = -Infinity;
@@ -65,7 +78,10 @@ export async function waitForRollout(client: KubeClient, name: string, namespace
     const state = rolloutState(d);
     const elapsed = o.clock.now() - started;
     if (state.kind === "done") return state.message;
-    if (state.kind === "failed") throw new InstallError(`deployment ${namespace}/${name}: ${state.message}${await podProblems(client, d, o.signal)}`);
+    if (state.kind === "failed")
+      throw new InstallError(
+        `deployment ${namespace}/${name}: ${state.message}${await podProblems(client, d, o.signal)}`,
+      );
     if (elapsed >= o.timeoutMs || o.signal?.aborted) {
       throw new InstallError(
         `deployment ${namespace}/${name} is not ready after ${Math.round(elapsed / 1000)} s: ${state.message}${await podProblems(client, d, o.signal)}. ` +
@@ -82,7 +98,10 @@ export async function waitForRollout(client: KubeClient, name: string, namespace
 }
 
 interface PodLike extends KubeObject {
-  status?: { containerStatuses?: { state?: { waiting?: { reason?: string; message?: string } } }[]; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  status?: {
+    containerStatuses?: { state?: { waiting?: { reason?: string; message?: string } } }[];
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
 }
 
 /** "; pod x: ImagePullBackOff (...)" for pods that are stuck, or "". Never throws. */
@@ -90,12 +109,21 @@ async function podProblems(client: KubeClient, d: DeploymentLike, signal?: Abort
   const labels = d.spec?.selector?.matchLabels;
   if (!labels) return "";
   try {
-    const pods = await client.list<PodLike>(PODS, { namespace: d.metadata.namespace, labelSelector: Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(","), ...(signal ? { signal } : {}) });
+    const pods = await client.list<PodLike>(PODS, {
+      namespace: d.metadata.namespace,
+      labelSelector: Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+      ...(signal ? { signal } : {}),
+    });
     const problems = pods.items.flatMap((p) => {
       const waiting = p.status?.containerStatuses?.map((c) => c.state?.waiting).find((w) => w?.reason);
-      if (waiting) return [`pod ${p.metadata.name}: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ""}`];
+      if (waiting)
+        return [`pod ${p.metadata.name}: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ""}`];
       const unscheduled = p.status?.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False");
-      return unscheduled ? [`pod ${p.metadata.name}: not scheduled (${unscheduled.message ?? unscheduled.reason})`] : [];
+      return unscheduled
+        ? [`pod ${p.metadata.name}: not scheduled (${unscheduled.message ?? unscheduled.reason})`]
+        : [];
     });
     return problems.length ? `; ${problems.slice(0, 3).join("; ")}` : "";
   } catch {

@@ -4,8 +4,19 @@ import { formatStatus, type OperatorStatus } from "./status.ts";
 const NOW = Date.parse("2024-05-01T12:00:10Z");
 const full: OperatorStatus = {
   namespace: "devctl-system",
-  deployment: { version: "0.1.0", image: "ghcr.io/devctl/devctl:0.1.0", desired: 2, ready: 2, updated: 2, available: 2 },
-  leader: { holder: "webapp-operator-7d9f-abc_1234", renewTime: "2024-05-01T12:00:07.123456Z", leaseDurationSeconds: 15 },
+  deployment: {
+    version: "0.1.0",
+    image: "ghcr.io/devctl/devctl:0.1.0",
+    desired: 2,
+    ready: 2,
+    updated: 2,
+    available: 2,
+  },
+  leader: {
+    holder: "webapp-operator-7d9f-abc_1234",
+    renewTime: "2024-05-01T12:00:07.123456Z",
+    leaseDurationSeconds: 15,
+  },
   crd: { schemaVersion: "1", established: true },
   webapps: { total: 4, available: 2, degraded: 1, progressing: 1, noStatus: 1 },
 };
@@ -27,20 +38,26 @@ describe("formatStatus", () => {
 
   test("a lease not renewed within its duration says that nobody leads", () => {
     const stale = { ...full, leader: { ...full.leader!, renewTime: "2024-05-01T11:59:00Z" } };
-    expect(formatStatus(stale, NOW)).toContain("last renewed 70s ago at 2024-05-01T11:59:00Z (expired: not renewed within 15s, no replica is leading)");
-    expect(formatStatus({ ...full, leader: { holder: "", leaseDurationSeconds: 15 } }, NOW)).toContain("Leader:    none (the last leader released the lease)");
+    expect(formatStatus(stale, NOW)).toContain(
+      "last renewed 70s ago at 2024-05-01T11:59:00Z (expired: not renewed within 15s, no replica is leading)",
+    );
+    expect(formatStatus({ ...full, leader: { holder: "", leaseDurationSeconds: 15 } }, NOW)).toContain(
+      "Leader:    none (the last leader released the lease)",
+    );
   });
 
   test("an install that is not there says how to install it", () => {
     const text = formatStatus({ namespace: "x" }, NOW);
-    expect(text).toContain("Operator:  not installed (no Deployment webapp-operator in namespace x): run devctl operator install");
+    expect(text).toContain(
+      "Operator:  not installed (no Deployment webapp-operator in namespace x): run devctl operator install",
+    );
     expect(text).toContain("CRD:       webapps.apps.example.com not installed");
     expect(text).not.toContain("WebApps");
   });
 
   test("WebApps that may not be listed are reported as unknown with the reason", () => {
-    expect(formatStatus({ ...full, webapps: { error: "forbidden: cannot list webapps.apps.example.com" } }, NOW)).toContain(
-      "WebApps:   unknown: forbidden: cannot list webapps.apps.example.com",
-    );
+    expect(
+      formatStatus({ ...full, webapps: { error: "forbidden: cannot list webapps.apps.example.com" } }, NOW),
+    ).toContain("WebApps:   unknown: forbidden: cannot list webapps.apps.example.com");
   });
 });

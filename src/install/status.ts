@@ -17,7 +17,13 @@ import { CONTAINER_NAME } from "./deployment.ts";
 import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";
 
-const LEASES: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+const LEASES: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
 
 export interface OperatorStatus {
   namespace: string;
@@ -25,7 +31,9 @@ export interface OperatorStatus {
   leader?: { holder: string; renewTime?: string; leaseDurationSeconds: number };
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
-  webapps?: { total: number; available: number; degraded: number; progressing: number; noStatus: number } | { error: string };
+  webapps?:
+    | { total: number; available: number; degraded: number; progressing: number; noStatus: number }
+    | { error: string };
 }
 
 interface Lease extends KubeObject {
@@ -48,7 +56,9 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
   const [dep, lease, crd, list] = await Promise.all([
     maybe(client.get<DeploymentLike>(INSTALL_RESOURCES.Deployment as ResourceType, OPERATOR_NAME, namespace, signal)),
     maybe(client.get<Lease>(LEASES, LEASE_NAME, namespace, signal)),
-    maybe(client.get<Conditioned>(INSTALL_RESOURCES.CustomResourceDefinition as ResourceType, CRD_NAME, undefined, signal)),
+    maybe(
+      client.get<Conditioned>(INSTALL_RESOURCES.CustomResourceDefinition as ResourceType, CRD_NAME, undefined, signal),
+    ),
     // Counting WebApps needs list in every namespace; without it status still shows the rest.
     maybe(client.listAll<Conditioned>(WEBAPP_RESOURCE, signal ? { signal } : {})).catch((e: unknown) => {
       if (isForbidden(e)) return { error: (e as Error).message };
@@ -57,7 +67,9 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
   ]);
   const status: OperatorStatus = { namespace };
   if (dep) {
-    const containers = (dep.spec as { template?: { spec?: { containers?: { name: string; image: string }[] } } } | undefined)?.template?.spec?.containers ?? [];
+    const containers =
+      (dep.spec as { template?: { spec?: { containers?: { name: string; image: string }[] } } } | undefined)?.template
+        ?.spec?.containers ?? [];
     const c = containers.find((x) => x.name === CONTAINER_NAME) ?? containers[0];
     status.deployment = {
       version: dep.metadata.labels?.[VERSION_LABEL] ?? "unknown",
@@ -83,7 +95,8 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
   }
   if (list && "error" in list) status.webapps = { error: list.error };
   else if (list) {
-    const count = (type: string) => list.items.filter((w) => w.status?.conditions?.some((c) => c.type === type && c.status === "True")).length;
+    const count = (type: string) =>
+      list.items.filter((w) => w.status?.conditions?.some((c) => c.type === type && c.status === "True")).length;
     status.webapps = {
       total: list.items.length,
       available: count("Available"),
@@ -99,14 +112,23 @@ export function formatStatus(s: OperatorStatus, now: number): string {
   const lines: [string, string][] = [];
   const d = s.deployment;
   lines.push(["Namespace", s.namespace]);
-  if (!d) lines.push(["Operator", `not installed (no Deployment ${OPERATOR_NAME} in namespace ${s.namespace}): run devctl operator install`]);
+  if (!d)
+    lines.push([
+      "Operator",
+      `not installed (no Deployment ${OPERATOR_NAME} in namespace ${s.namespace}): run devctl operator install`,
+    ]);
   else {
     lines.push(["Version", d.version]);
     lines.push(["Image", d.image]);
     lines.push(["Replicas", `${d.ready}/${d.desired} ready (${d.updated} up to date, ${d.available} available)`]);
   }
   lines.push(["Leader", formatLeader(s.leader, now)]);
-  lines.push(["CRD", s.crd ? `${CRD_NAME} (schema version ${s.crd.schemaVersion}${s.crd.established ? ", Established" : ", not Established"})` : `${CRD_NAME} not installed`]);
+  lines.push([
+    "CRD",
+    s.crd
+      ? `${CRD_NAME} (schema version ${s.crd.schemaVersion}${s.crd.established ? ", Established" : ", not Established"})`
+      : `${CRD_NAME} not installed`,
+  ]);
   const w = s.webapps;
   if (w && "error" in w) lines.push(["WebApps", `unknown: ${w.error}`]);
   else if (w) {

@@ -11,10 +11,24 @@ const ours = { "app.kubernetes.io/managed-by": "devctl" };
 
 describe("namespaceIsOurs", () => {
   test("only a namespace devctl labelled and nobody else wrote to is ours to delete", () => {
-    expect(namespaceIsOurs({ metadata: { name: "devctl-system", labels: ours, managedFields: [{ manager: "devctl" }] } })).toBe(true);
-    expect(namespaceIsOurs({ metadata: { name: "devctl-system", labels: ours, managedFields: [{ manager: "devctl" }, { manager: "kubectl-create" }] } })).toBe(false);
-    expect(namespaceIsOurs({ metadata: { name: "devctl-system", managedFields: [{ manager: "devctl" }] } })).toBe(false);
-    expect(namespaceIsOurs({ metadata: { name: "default", labels: ours, managedFields: [{ manager: "devctl" }] } })).toBe(false);
+    expect(
+      namespaceIsOurs({ metadata: { name: "devctl-system", labels: ours, managedFields: [{ manager: "devctl" }] } }),
+    ).toBe(true);
+    expect(
+      namespaceIsOurs({
+        metadata: {
+          name: "devctl-system",
+          labels: ours,
+          managedFields: [{ manager: "devctl" }, { manager: "kubectl-create" }],
+        },
+      }),
+    ).toBe(false);
+    expect(namespaceIsOurs({ metadata: { name: "devctl-system", managedFields: [{ manager: "devctl" }] } })).toBe(
+      false,
+    );
+    expect(
+      namespaceIsOurs({ metadata: { name: "default", labels: ours, managedFields: [{ manager: "devctl" }] } }),
+    ).toBe(false);
     expect(namespaceIsOurs({ metadata: { name: "kube-system", labels: ours } })).toBe(false);
   });
 });
@@ -23,7 +37,10 @@ describe("uninstall", () => {
   const install = () => {
     const fake = createFakeCluster();
     for (const o of buildManifests({ namespace: "ns", image: "i", replicas: 1 })) {
-      fake.put(resourceOf(o), o.kind === "Namespace" ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: "devctl" }] } } : o);
+      fake.put(
+        resourceOf(o),
+        o.kind === "Namespace" ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: "devctl" }] } } : o,
+      );
     }
     return fake;
   };
@@ -55,7 +72,11 @@ describe("uninstall", () => {
 
   test("keeps a namespace that other tools wrote to, and says why", async () => {
     const fake = install();
-    fake.put(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "ns", labels: ours, managedFields: [{ manager: "devctl" }, { manager: "helm" }] } });
+    fake.put(NAMESPACES, {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "ns", labels: ours, managedFields: [{ manager: "devctl" }, { manager: "helm" }] },
+    });
     const results = await uninstall(fake, "ns", { deleteCrd: false });
     const ns = results.find((r) => r.name === "namespace/ns");
     expect(ns?.action).toBe("kept");
@@ -67,10 +88,18 @@ describe("uninstall", () => {
 describe("webAppFootprint", () => {
   test("counts WebApps, their namespaces, and the Deployments and Services they control", async () => {
     const fake = createFakeCluster();
-    const owner = (name: string) => [{ apiVersion: "apps.example.com/v1", kind: "WebApp", name, uid: `u-${name}`, controller: true }];
-    for (const [ns, name] of [["b", "x"], ["a", "y"], ["a", "z"]] as const) {
+    const owner = (name: string) => [
+      { apiVersion: "apps.example.com/v1", kind: "WebApp", name, uid: `u-${name}`, controller: true },
+    ];
+    for (const [ns, name] of [
+      ["b", "x"],
+      ["a", "y"],
+      ["a", "z"],
+    ] as const) {
       fake.put(WEBAPP_RESOURCE, { metadata: { name, namespace: ns } });
-      fake.put(DEPLOYMENT_RESOURCE, { metadata: { name: `${name}-deployment`, namespace: ns, ownerReferences: owner(name) } });
+      fake.put(DEPLOYMENT_RESOURCE, {
+        metadata: { name: `${name}-deployment`, namespace: ns, ownerReferences: owner(name) },
+      });
     }
     fake.put(SERVICE_RESOURCE, { metadata: { name: "x-svc", namespace: "b", ownerReferences: owner("x") } });
     fake.put(SERVICE_RESOURCE, { metadata: { name: "unrelated", namespace: "b" } });

@@ -17,7 +17,13 @@ import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { FIELD_MANAGER } from "./apply.ts";
 import { buildManifests, defaultImage, displayName, INSTALL_RESOURCES, LEASE_NAME, resourceOf } from "./manifests.ts";
 
-const LEASES: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+const LEASES: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
 const CRDS = INSTALL_RESOURCES.CustomResourceDefinition as ResourceType;
 const NAMESPACES = INSTALL_RESOURCES.Namespace as ResourceType;
 
@@ -48,8 +54,12 @@ export async function webAppFootprint(client: KubeClient, signal?: AbortSignal):
     if (isNotFound(e)) return { webapps: 0, namespaces: [], deployments: 0, services: 0 };
     throw e;
   }
-  const owned = (o: KubeObject) => o.metadata.ownerReferences?.some((r) => r.controller && r.kind === KIND && r.apiVersion === API_VERSION) ?? false;
-  const [deps, svcs] = await Promise.all([client.listAll(DEPLOYMENT_RESOURCE, sig), client.listAll(SERVICE_RESOURCE, sig)]);
+  const owned = (o: KubeObject) =>
+    o.metadata.ownerReferences?.some((r) => r.controller && r.kind === KIND && r.apiVersion === API_VERSION) ?? false;
+  const [deps, svcs] = await Promise.all([
+    client.listAll(DEPLOYMENT_RESOURCE, sig),
+    client.listAll(SERVICE_RESOURCE, sig),
+  ]);
   return {
     webapps: webapps.length,
     namespaces: [...new Set(webapps.map((w) => w.metadata.namespace as string))].sort(),
@@ -104,10 +114,16 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
   if (!ns) report({ name: `namespace/${namespace}`, action: "not found" });
   else if (ns.metadata.deletionTimestamp) report({ name: `namespace/${namespace}`, action: "already being deleted" });
   else if (namespaceIsOurs(ns)) await remove(NAMESPACES, namespace, undefined, `namespace/${namespace}`);
-  else report({ name: `namespace/${namespace}`, action: "kept", note: "it was not created by devctl alone (other tools wrote to it); delete it yourself if it is no longer needed" });
+  else
+    report({
+      name: `namespace/${namespace}`,
+      action: "kept",
+      note: "it was not created by devctl alone (other tools wrote to it); delete it yourself if it is no longer needed",
+    });
 
   const crd = `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`;
   if (o.deleteCrd) await remove(CRDS, CRD_NAME, undefined, crd);
-  else report({ name: crd, action: "kept", note: "WebApps stay; pass --delete-crd to remove the CRD and every WebApp" });
+  else
+    report({ name: crd, action: "kept", note: "WebApps stay; pass --delete-crd to remove the CRD and every WebApp" });
   return results;
 }

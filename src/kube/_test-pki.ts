@@ -25,16 +25,95 @@ function openssl(dir: string, args: string[]): void {
 export function makePki(): Pki {
   const dir = mkdtempSync(join(tmpdir(), "devctl-pki-"));
   const o = (...a: string[]) => openssl(dir, a);
-  o("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=test-ca");
-  o("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.crt", "-days", "2", "-subj", "/CN=other-ca");
+  o(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=test-ca",
+  );
+  o(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "other.key",
+    "-out",
+    "other.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=other-ca",
+  );
   writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
   o("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
-  o("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "san.ext");
+  o(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "san.ext",
+  );
   writeFileSync(join(dir, "client.ext"), "extendedKeyUsage=clientAuth\n");
-  o("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr", "-subj", "/O=system:masters/CN=tester");
-  o("x509", "-req", "-in", "client.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "client.crt", "-days", "2", "-extfile", "client.ext");
+  o(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "client.key",
+    "-out",
+    "client.csr",
+    "-subj",
+    "/O=system:masters/CN=tester",
+  );
+  o(
+    "x509",
+    "-req",
+    "-in",
+    "client.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "client.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "client.ext",
+  );
   const r = (f: string) => readFileSync(join(dir, f), "utf8");
-  return { dir, ca: r("ca.crt"), serverCert: r("server.crt"), serverKey: r("server.key"), clientCert: r("client.crt"), clientKey: r("client.key"), otherCa: r("other.crt") };
+  return {
+    dir,
+    ca: r("ca.crt"),
+    serverCert: r("server.crt"),
+    serverKey: r("server.key"),
+    clientCert: r("client.crt"),
+    clientKey: r("client.key"),
+    otherCa: r("other.crt"),
+  };
 }
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -47,7 +126,12 @@ export interface KubeconfigUser {
 }
 
 /** Writes a kubeconfig with one context "test" (and a second "other" pointing at port 1). */
-export function writeKubeconfig(dir: string, file: string, server: string, opts: { ca?: string; insecure?: boolean; user: KubeconfigUser; namespace?: string }): string {
+export function writeKubeconfig(
+  dir: string,
+  file: string,
+  server: string,
+  opts: { ca?: string; insecure?: boolean; user: KubeconfigUser; namespace?: string },
+): string {
   const cluster = [
     `    server: ${server}`,
     opts.ca ? `    certificate-authority-data: ${b64(opts.ca)}` : "",

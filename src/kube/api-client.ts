@@ -4,7 +4,13 @@
  * a configuration whose `httpApi` implements `send(request)`. TLS and auth therefore work under Bun
  * (BUN-TLS.md), and these calls are counted by the same observer as every other request.
  */
-import { createConfiguration, ResponseContext, ServerConfiguration, wrapHttpLibrary, type RequestContext } from "@kubernetes/client-node";
+import {
+  createConfiguration,
+  ResponseContext,
+  ServerConfiguration,
+  wrapHttpLibrary,
+  type RequestContext,
+} from "@kubernetes/client-node";
 import type { Transport } from "./transport.ts";
 
 type ApiConstructor<T> = new (config: ReturnType<typeof createConfiguration>) => T;
@@ -18,13 +24,17 @@ export function makeApiClient<T>(transport: Transport, Api: ApiConstructor<T>): 
       const res = await transport.send({
         method: ctx.getHttpMethod(),
         path: url.pathname + url.search,
-        ...(body !== undefined && body !== null ? { body: body as string, contentType: headers["Content-Type"] ?? "application/json" } : {}),
+        ...(body !== undefined && body !== null
+          ? { body: body as string, contentType: headers["Content-Type"] ?? "application/json" }
+          : {}),
         ...(headers.Accept ? { accept: headers.Accept } : {}),
         signal: ctx.getSignal(),
       });
       const data = Buffer.from(await res.arrayBuffer());
       const resHeaders: Record<string, string> = {};
-      res.headers.forEach((v, k) => (resHeaders[k] = v));
+      res.headers.forEach((v, k) => {
+        resHeaders[k] = v;
+      });
       return new ResponseContext(res.status, resHeaders, {
         text: async () => data.toString("utf8"),
         binary: async () => data,

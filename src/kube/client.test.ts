@@ -12,7 +12,13 @@ import { KubeError } from "./errors.ts";
 import { makePki, writeKubeconfig, type Pki } from "./_test-pki.ts";
 import type { RequestObservation, ResourceType } from "./types.ts";
 
-const DEPLOYMENTS: ResourceType = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true };
+const DEPLOYMENTS: ResourceType = {
+  group: "apps",
+  version: "v1",
+  plural: "deployments",
+  kind: "Deployment",
+  namespaced: true,
+};
 const TOKEN = "s3cret-token";
 
 let pki: Pki;
@@ -22,23 +28,36 @@ const seen: { path: string; auth: string | null; method: string; contentType: st
 
 function api(req: Request): Response | Promise<Response> {
   const url = new URL(req.url);
-  seen.push({ path: url.pathname + url.search, auth: req.headers.get("authorization"), method: req.method, contentType: req.headers.get("content-type") });
+  seen.push({
+    path: url.pathname + url.search,
+    auth: req.headers.get("authorization"),
+    method: req.method,
+    contentType: req.headers.get("content-type"),
+  });
   const status = (code: number, reason: string, message: string) =>
     Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message }, { status: code });
   if (url.pathname === "/version") return Response.json({ gitVersion: "v1.36.3", platform: "linux/amd64" });
-  if (url.pathname.endsWith("/deployments/missing")) return status(404, "NotFound", 'deployments.apps "missing" not found');
+  if (url.pathname.endsWith("/deployments/missing"))
+    return status(404, "NotFound", 'deployments.apps "missing" not found');
   if (url.pathname.endsWith("/deployments/taken")) return status(409, "AlreadyExists", "already exists");
   if (url.pathname.endsWith("/deployments/stale")) return status(409, "Conflict", "the object has been modified");
-  if (url.pathname.startsWith("/apis/apps/v1/namespaces/secret/")) return status(403, "Forbidden", 'deployments.apps is forbidden: User "x" cannot list resource "deployments"');
-  if (url.pathname.startsWith("/apis/apps/v1/namespaces/locked/")) return status(403, "Forbidden", 'deployments.apps "x" is forbidden: User "x" cannot create resource "deployments" in API group "apps"');
-  if (url.searchParams.get("watch") === "1" && url.searchParams.get("resourceVersion") === "1") return status(410, "Expired", "too old resource version: 1 (50)");
+  if (url.pathname.startsWith("/apis/apps/v1/namespaces/secret/"))
+    return status(403, "Forbidden", 'deployments.apps is forbidden: User "x" cannot list resource "deployments"');
+  if (url.pathname.startsWith("/apis/apps/v1/namespaces/locked/"))
+    return status(
+      403,
+      "Forbidden",
+      'deployments.apps "x" is forbidden: User "x" cannot create resource "deployments" in API group "apps"',
+    );
+  if (url.searchParams.get("watch") === "1" && url.searchParams.get("resourceVersion") === "1")
+    return status(410, "Expired", "too old resource version: 1 (50)");
   if (url.searchParams.get("watch") === "1") {
     const events = [
       { type: "ADDED", object: { metadata: { name: "a", resourceVersion: "11" } } },
       { type: "BOOKMARK", object: { metadata: { resourceVersion: "12" } } },
       { type: "DELETED", object: { metadata: { name: "a", resourceVersion: "13" } } },
     ];
-    const text = events.map((e) => JSON.stringify(e)).join("\n") + "\n";
+    const text = `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
     // Split mid-line to prove the parser reassembles lines across chunks.
     const cut = text.length / 2 + 3;
     return new Response(
@@ -56,20 +75,36 @@ function api(req: Request): Response | Promise<Response> {
   if (url.pathname === "/apis/apps/v1/deployments") {
     const page = url.searchParams.get("continue") ?? "0";
     const next = { "0": "p1", p1: "p2", p2: "" }[page] ?? "";
-    return Response.json({ kind: "DeploymentList", metadata: { resourceVersion: page === "0" ? "42" : "99", continue: next }, items: [{ metadata: { name: `item-${page}` } }] });
+    return Response.json({
+      kind: "DeploymentList",
+      metadata: { resourceVersion: page === "0" ? "42" : "99", continue: next },
+      items: [{ metadata: { name: `item-${page}` } }],
+    });
   }
-  if (req.method === "PATCH") return req.json().then((body) => Response.json({ metadata: { name: "x" }, echoed: body }));
+  if (req.method === "PATCH")
+    return req.json().then((body) => Response.json({ metadata: { name: "x" }, echoed: body }));
   return Response.json({ kind: "Deployment", metadata: { name: url.pathname.split("/").pop() } });
 }
 
 beforeAll(() => {
   pki = makePki();
-  mtls = Bun.serve({ port: 0, hostname: "127.0.0.1", tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: true }, fetch: api });
+  mtls = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: true },
+    fetch: api,
+  });
   tokenServer = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     tls: { cert: pki.serverCert, key: pki.serverKey },
-    fetch: (req) => (req.headers.get("authorization") === `Bearer ${TOKEN}` ? api(req) : Response.json({ kind: "Status", code: 401, reason: "Unauthorized", message: "Unauthorized" }, { status: 401 })),
+    fetch: (req) =>
+      req.headers.get("authorization") === `Bearer ${TOKEN}`
+        ? api(req)
+        : Response.json(
+            { kind: "Status", code: 401, reason: "Unauthorized", message: "Unauthorized" },
+            { status: 401 },
+          ),
   });
 });
 afterAll(() => {
@@ -90,7 +125,11 @@ const mtlsUrl = () => `https://127.0.0.1:${mtls.port}`;
 const tokenUrl = () => `https://127.0.0.1:${tokenServer.port}`;
 const certClient = (extra: Partial<Parameters<typeof writeKubeconfig>[3]> = {}, context?: string) =>
   createKubeClient({
-    kubeconfig: writeKubeconfig(pki.dir, `cert-${Math.random()}.yaml`, mtlsUrl(), { ca: pki.ca, user: { clientCert: pki.clientCert, clientKey: pki.clientKey }, ...extra }),
+    kubeconfig: writeKubeconfig(pki.dir, `cert-${Math.random()}.yaml`, mtlsUrl(), {
+      ca: pki.ca,
+      user: { clientCert: pki.clientCert, clientKey: pki.clientKey },
+      ...extra,
+    }),
     ...(context ? { context } : {}),
   });
 
@@ -114,7 +153,11 @@ describe("authentication from a kubeconfig", () => {
   });
 
   test("a bearer token with a CA authenticates", async () => {
-    const kc = writeKubeconfig(pki.dir, "token.yaml", tokenUrl(), { ca: pki.ca, user: { token: TOKEN }, namespace: "team-a" });
+    const kc = writeKubeconfig(pki.dir, "token.yaml", tokenUrl(), {
+      ca: pki.ca,
+      user: { token: TOKEN },
+      namespace: "team-a",
+    });
     const client = createKubeClient({ kubeconfig: kc });
     expect(client.namespace).toBe("team-a");
     expect((await client.raw<{ gitVersion: string }>("GET", "/version")).gitVersion).toBe("v1.36.3");
@@ -129,15 +172,25 @@ describe("authentication from a kubeconfig", () => {
 
   test("insecure-skip-tls-verify connects without a CA", async () => {
     const kc = writeKubeconfig(pki.dir, "insecure.yaml", tokenUrl(), { insecure: true, user: { token: TOKEN } });
-    expect((await createKubeClient({ kubeconfig: kc }).raw<{ gitVersion: string }>("GET", "/version")).gitVersion).toBe("v1.36.3");
+    expect((await createKubeClient({ kubeconfig: kc }).raw<{ gitVersion: string }>("GET", "/version")).gitVersion).toBe(
+      "v1.36.3",
+    );
   });
 
   test("an exec credential plugin supplies the token", async () => {
     const script = join(pki.dir, "cred.sh");
-    writeFileSync(script, `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${TOKEN}"}}'\n`);
+    writeFileSync(
+      script,
+      `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${TOKEN}"}}'\n`,
+    );
     chmodSync(script, 0o755);
-    const kc = writeKubeconfig(pki.dir, "exec.yaml", tokenUrl(), { ca: pki.ca, user: { exec: { command: script, args: [] } } });
-    expect((await createKubeClient({ kubeconfig: kc }).raw<{ gitVersion: string }>("GET", "/version")).gitVersion).toBe("v1.36.3");
+    const kc = writeKubeconfig(pki.dir, "exec.yaml", tokenUrl(), {
+      ca: pki.ca,
+      user: { exec: { command: script, args: [] } },
+    });
+    expect((await createKubeClient({ kubeconfig: kc }).raw<{ gitVersion: string }>("GET", "/version")).gitVersion).toBe(
+      "v1.36.3",
+    );
   });
 
   test("in-cluster configuration reads the service account token, CA and namespace", async () => {
@@ -179,9 +232,18 @@ describe("configuration errors say what to fix", () => {
   test("TLS material that is not PEM is a ConfigError naming the field, never quoting the material", () => {
     const junk = "bm90IGEgY2VydA-secret-looking-junk";
     const cases: [Parameters<typeof writeKubeconfig>[3], RegExp][] = [
-      [{ ca: junk, user: { token: TOKEN } }, /certificate-authority-data of cluster "c" in kubeconfig .* is not a PEM certificate/],
-      [{ ca: pki.ca, user: { clientCert: junk, clientKey: pki.clientKey } }, /client-certificate-data of user "u" in kubeconfig .* is not a PEM certificate/],
-      [{ ca: pki.ca, user: { clientCert: pki.clientCert, clientKey: junk } }, /client-key-data of user "u" in kubeconfig .* is not a PEM private key/],
+      [
+        { ca: junk, user: { token: TOKEN } },
+        /certificate-authority-data of cluster "c" in kubeconfig .* is not a PEM certificate/,
+      ],
+      [
+        { ca: pki.ca, user: { clientCert: junk, clientKey: pki.clientKey } },
+        /client-certificate-data of user "u" in kubeconfig .* is not a PEM certificate/,
+      ],
+      [
+        { ca: pki.ca, user: { clientCert: pki.clientCert, clientKey: junk } },
+        /client-key-data of user "u" in kubeconfig .* is not a PEM private key/,
+      ],
     ];
     for (const [opts, message] of cases) {
       const file = writeKubeconfig(pki.dir, `junk-${Math.random()}.yaml`, mtlsUrl(), opts);
@@ -244,9 +306,21 @@ describe("requests and answers", () => {
 
   test("a watch stream split mid-line yields whole events in order", async () => {
     const events = [];
-    for await (const e of await certClient().watch(DEPLOYMENTS, { namespace: "default", resourceVersion: "10", allowWatchBookmarks: true, timeoutSeconds: 30 })) events.push(e);
-    expect(events.map((e) => `${e.type}:${e.object.metadata?.resourceVersion}`)).toEqual(["ADDED:11", "BOOKMARK:12", "DELETED:13"]);
-    expect(seen.at(-1)?.path).toBe("/apis/apps/v1/namespaces/default/deployments?watch=1&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=30");
+    for await (const e of await certClient().watch(DEPLOYMENTS, {
+      namespace: "default",
+      resourceVersion: "10",
+      allowWatchBookmarks: true,
+      timeoutSeconds: 30,
+    }))
+      events.push(e);
+    expect(events.map((e) => `${e.type}:${e.object.metadata?.resourceVersion}`)).toEqual([
+      "ADDED:11",
+      "BOOKMARK:12",
+      "DELETED:13",
+    ]);
+    expect(seen.at(-1)?.path).toBe(
+      "/apis/apps/v1/namespaces/default/deployments?watch=1&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=30",
+    );
   });
 
   test("a watch refused with HTTP 410 rejects with reason Gone", async () => {
@@ -266,7 +340,10 @@ describe("requests and answers", () => {
 
   test("every request is reported once to the observer with its method and code", async () => {
     const observed: RequestObservation[] = [];
-    const kc = writeKubeconfig(pki.dir, "obs.yaml", mtlsUrl(), { ca: pki.ca, user: { clientCert: pki.clientCert, clientKey: pki.clientKey } });
+    const kc = writeKubeconfig(pki.dir, "obs.yaml", mtlsUrl(), {
+      ca: pki.ca,
+      user: { clientCert: pki.clientCert, clientKey: pki.clientKey },
+    });
     const c = createKubeClient({ kubeconfig: kc, observe: (o) => observed.push(o) });
     await c.get(DEPLOYMENTS, "ok", "default");
     await c.get(DEPLOYMENTS, "missing", "default").catch(() => {});

@@ -54,7 +54,8 @@ export function createKubeClient(opts: ClientOptions = {}): KubeClient {
 }
 
 export function clientFromTransport(t: Transport, namespace: string): KubeClient {
-  const nsOf = (rt: ResourceType, obj: KubeObject) => (rt.namespaced ? obj.metadata.namespace ?? namespace : undefined);
+  const nsOf = (rt: ResourceType, obj: KubeObject) =>
+    rt.namespaced ? (obj.metadata.namespace ?? namespace) : undefined;
   const writeQuery = (o?: WriteOptions, extra: Record<string, string | boolean | undefined> = {}) =>
     query({ dryRun: o?.dryRun ? "All" : undefined, fieldManager: o?.fieldManager, ...extra });
 
@@ -63,7 +64,13 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
       method: "GET",
       path:
         resourcePath(rt, o.namespace) +
-        query({ labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continue, resourceVersion: o.resourceVersion }),
+        query({
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+          limit: o.limit,
+          continue: o.continue,
+          resourceVersion: o.resourceVersion,
+        }),
       signal: o.signal,
     });
 
@@ -81,7 +88,12 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
       const items = [...first.items];
       let cont = first.metadata.continue;
       while (cont) {
-        const page = await list<T>(rt, { ...o, limit: o.limit ?? PAGE_SIZE, continue: cont, resourceVersion: undefined });
+        const page = await list<T>(rt, {
+          ...o,
+          limit: o.limit ?? PAGE_SIZE,
+          continue: cont,
+          resourceVersion: undefined,
+        });
         items.push(...page.items);
         cont = page.metadata.continue;
       }
@@ -112,13 +124,24 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
       return readWatchStream<T>(res.body, o.signal, req);
     },
 
-    create: (rt, obj, o) => t.json({ method: "POST", path: resourcePath(rt, nsOf(rt, obj)) + writeQuery(o), body: obj, signal: o?.signal }),
+    create: (rt, obj, o) =>
+      t.json({ method: "POST", path: resourcePath(rt, nsOf(rt, obj)) + writeQuery(o), body: obj, signal: o?.signal }),
 
     replace: (rt, obj, o) =>
-      t.json({ method: "PUT", path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name) + writeQuery(o), body: obj, signal: o?.signal }),
+      t.json({
+        method: "PUT",
+        path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name) + writeQuery(o),
+        body: obj,
+        signal: o?.signal,
+      }),
 
     replaceStatus: (rt, obj, o) =>
-      t.json({ method: "PUT", path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name, "status") + writeQuery(o), body: obj, signal: o?.signal }),
+      t.json({
+        method: "PUT",
+        path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name, "status") + writeQuery(o),
+        body: obj,
+        signal: o?.signal,
+      }),
 
     patch: (rt, name, ns, patch, type, o) =>
       t.json({
@@ -132,15 +155,24 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
     apply: (rt, obj, o: ApplyOptions & { subresource?: string }) =>
       t.json({
         method: "PATCH",
-        path: resourcePath(rt, nsOf(rt, obj), obj.metadata.name, o.subresource) + writeQuery(o, { force: o.force ? true : undefined }),
+        path:
+          resourcePath(rt, nsOf(rt, obj), obj.metadata.name, o.subresource) +
+          writeQuery(o, { force: o.force ? true : undefined }),
         body: obj,
         contentType: "application/apply-patch+yaml",
         signal: o.signal,
       }),
 
     async delete(rt, name, ns, o = {}) {
-      const body = o.propagationPolicy ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: o.propagationPolicy } : undefined;
-      await t.json({ method: "DELETE", path: resourcePath(rt, ns ?? namespace, name) + query({ dryRun: o.dryRun ? "All" : undefined }), body, signal: o.signal });
+      const body = o.propagationPolicy
+        ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: o.propagationPolicy }
+        : undefined;
+      await t.json({
+        method: "DELETE",
+        path: resourcePath(rt, ns ?? namespace, name) + query({ dryRun: o.dryRun ? "All" : undefined }),
+        body,
+        signal: o.signal,
+      });
     },
 
     raw: (method, path, body, contentType, signal) => t.json({ method, path, body, contentType, signal }),

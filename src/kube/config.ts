@@ -55,7 +55,9 @@ export function loadConnection(opts: LoadOptions = {}): Connection {
   if (opts.context) {
     if (!kc.getContextObject(opts.context)) {
       const known = kc.getContexts().map((c) => c.name);
-      throw new ConfigError(`context "${opts.context}" is not in ${source}; known contexts: ${known.join(", ") || "none"}.`);
+      throw new ConfigError(
+        `context "${opts.context}" is not in ${source}; known contexts: ${known.join(", ") || "none"}.`,
+      );
     }
     kc.setCurrentContext(opts.context);
   }
@@ -72,11 +74,16 @@ function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string 
   if (files.length > 0) {
     files.forEach((file, i) => {
       const target = i === 0 ? kc : new KubeConfig();
-      if (!existsSync(file)) throw new ConfigError(`kubeconfig ${file} does not exist. Point --kubeconfig or KUBECONFIG at a readable file.`);
+      if (!existsSync(file))
+        throw new ConfigError(
+          `kubeconfig ${file} does not exist. Point --kubeconfig or KUBECONFIG at a readable file.`,
+        );
       try {
         target.loadFromFile(file);
       } catch (e) {
-        throw new ConfigError(`kubeconfig ${file} cannot be read: ${(e as Error).message}. Fix the file or point --kubeconfig elsewhere.`);
+        throw new ConfigError(
+          `kubeconfig ${file} cannot be read: ${(e as Error).message}. Fix the file or point --kubeconfig elsewhere.`,
+        );
       }
       if (target !== kc) kc.mergeConfig(target, true);
     });
@@ -85,7 +92,9 @@ function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string 
   const root = opts.inClusterRoot ?? "";
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
     if (!existsSync(`${root}${SERVICE_ACCOUNT_DIR}/token`)) {
-      throw new ConfigError(`running in-cluster but ${root}${SERVICE_ACCOUNT_DIR}/token is missing: mount the service account token (automountServiceAccountToken).`);
+      throw new ConfigError(
+        `running in-cluster but ${root}${SERVICE_ACCOUNT_DIR}/token is missing: mount the service account token (automountServiceAccountToken).`,
+      );
     }
     const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
     process.env.KUBERNETES_SERVICE_HOST = env.KUBERNETES_SERVICE_HOST;
@@ -107,8 +116,19 @@ function resolve(kc: KubeConfig, source: string): Connection {
   const ctx = kc.getContextObject(kc.getCurrentContext());
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
-  if (!ctx) throw new ConfigError(`${source} has no current context; pass --context (known: ${kc.getContexts().map((c) => c.name).join(", ") || "none"}).`);
-  if (!cluster) throw new ConfigError(`context "${ctx.name}" in ${source} names cluster "${ctx.cluster}", which is not defined there.`);
+  if (!ctx)
+    throw new ConfigError(
+      `${source} has no current context; pass --context (known: ${
+        kc
+          .getContexts()
+          .map((c) => c.name)
+          .join(", ") || "none"
+      }).`,
+    );
+  if (!cluster)
+    throw new ConfigError(
+      `context "${ctx.name}" in ${source} names cluster "${ctx.cluster}", which is not defined there.`,
+    );
   if (!cluster.server) throw new ConfigError(`cluster "${cluster.name}" in ${source} has no server URL.`);
   let url: URL;
   try {
@@ -130,15 +150,34 @@ function resolve(kc: KubeConfig, source: string): Connection {
   // Bun's fetch reports unusable TLS material only as "FailedToOpenSocket: Was there a typo in the url
   // or port?": parse it here, so the message names the field. Never quote the material itself.
   const notPem = (field: string, owner: string, kind: string) =>
-    new ConfigError(`${field} of ${owner} in ${source} is not a PEM ${kind}: fix it (it must hold a -----BEGIN ...----- block${field.endsWith("-data") ? ", base64-encoded" : ""}) or point --kubeconfig elsewhere.`);
-  if (tls.ca && !parses(tls.ca, (s) => new X509Certificate(s))) throw notPem(cluster.caFile ? `certificate-authority ${cluster.caFile}` : "certificate-authority-data", `cluster "${cluster.name}"`, "certificate");
-  if (tls.cert && !parses(tls.cert, (s) => new X509Certificate(s))) throw notPem(user?.certFile ? `client-certificate ${user.certFile}` : "client-certificate-data", `user "${user?.name}"`, "certificate");
-  if (tls.key && !parses(tls.key, (s) => createPrivateKey(s))) throw notPem(user?.keyFile ? `client-key ${user.keyFile}` : "client-key-data", `user "${user?.name}"`, "private key");
+    new ConfigError(
+      `${field} of ${owner} in ${source} is not a PEM ${kind}: fix it (it must hold a -----BEGIN ...----- block${field.endsWith("-data") ? ", base64-encoded" : ""}) or point --kubeconfig elsewhere.`,
+    );
+  if (tls.ca && !parses(tls.ca, (s) => new X509Certificate(s)))
+    throw notPem(
+      cluster.caFile ? `certificate-authority ${cluster.caFile}` : "certificate-authority-data",
+      `cluster "${cluster.name}"`,
+      "certificate",
+    );
+  if (tls.cert && !parses(tls.cert, (s) => new X509Certificate(s)))
+    throw notPem(
+      user?.certFile ? `client-certificate ${user.certFile}` : "client-certificate-data",
+      `user "${user?.name}"`,
+      "certificate",
+    );
+  if (tls.key && !parses(tls.key, (s) => createPrivateKey(s)))
+    throw notPem(
+      user?.keyFile ? `client-key ${user.keyFile}` : "client-key-data",
+      `user "${user?.name}"`,
+      "private key",
+    );
   if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
   const isInCluster = ctx.name === "inClusterContext";
   const staticToken = user?.token;
   const dynamic = !!(user?.exec || user?.authProvider);
-  const basic = user?.username ? `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}` : undefined;
+  const basic = user?.username
+    ? `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}`
+    : undefined;
   const authHeaders = async (): Promise<Record<string, string>> => {
     if (dynamic) {
       // The kubeconfig's auth providers (exec plugins, token files) cache and refresh tokens themselves.

@@ -106,7 +106,9 @@ export function fromResponse(code: number, body: unknown, req: RequestDescriptio
       message = `unauthorized at ${req.server}: the credentials of context "${req.context || "in-cluster"}" were rejected (expired token or wrong certificate?). Refresh them and try again.`;
       break;
     case "Invalid": {
-      const causes = status?.details?.causes?.map((c) => `${c.field ?? "?"}: ${c.message ?? c.reason ?? ""}`).join("; ");
+      const causes = status?.details?.causes
+        ?.map((c) => `${c.field ?? "?"}: ${c.message ?? c.reason ?? ""}`)
+        .join("; ");
       message = `invalid: ${what}: ${causes || serverMessage}`;
       break;
     }

@@ -61,7 +61,9 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
   async function send(req: TransportRequest): Promise<Response> {
     const started = performance.now();
     const timeoutMs = req.timeoutMs ?? defaultTimeout;
-    const signals = [req.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);
+    const signals = [req.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter(
+      (s): s is AbortSignal => !!s,
+    );
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const headers: Record<string, string> = {
       Accept: req.accept ?? "application/json",
@@ -87,11 +89,22 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
       opts.observe?.({ method: req.method, code: "<error>", host, seconds: (performance.now() - started) / 1000 });
       if (req.signal?.aborted) throw e;
       if ((e as Error)?.name === "TimeoutError") {
-        throw new KubeError("Timeout", `${req.method} ${describe(req).path}: no answer from ${conn.server} within ${timeoutMs} ms`, 0, undefined, { cause: e });
+        throw new KubeError(
+          "Timeout",
+          `${req.method} ${describe(req).path}: no answer from ${conn.server} within ${timeoutMs} ms`,
+          0,
+          undefined,
+          { cause: e },
+        );
       }
       throw fromNetworkError(e, describe(req));
     }
-    opts.observe?.({ method: req.method, code: String(res.status), host, seconds: (performance.now() - started) / 1000 });
+    opts.observe?.({
+      method: req.method,
+      code: String(res.status),
+      host,
+      seconds: (performance.now() - started) / 1000,
+    });
     return res;
   }
 

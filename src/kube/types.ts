@@ -75,7 +75,12 @@ export interface Status {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: { field?: string; message?: string; reason?: string }[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { field?: string; message?: string; reason?: string }[];
+  };
   metadata?: Record<string, unknown>;
 }
 
@@ -146,10 +151,32 @@ export interface KubeClient {
   replace<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T>;
   /** PUT to the status subresource. */
   replaceStatus<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T>;
-  patch<T extends KubeObject>(rt: ResourceType, name: string, namespace: string | undefined, patch: unknown, type: PatchType, opts?: WriteOptions & { subresource?: string }): Promise<T>;
+  patch<T extends KubeObject>(
+    rt: ResourceType,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    type: PatchType,
+    opts?: WriteOptions & { subresource?: string },
+  ): Promise<T>;
   /** Server-side apply (application/apply-patch+yaml, JSON body). */
-  apply<T extends KubeObject>(rt: ResourceType, obj: KubeObject, opts: ApplyOptions & { subresource?: string }): Promise<T>;
-  delete(rt: ResourceType, name: string, namespace?: string, opts?: { propagationPolicy?: "Foreground" | "Background" | "Orphan"; signal?: AbortSignal; dryRun?: boolean }): Promise<void>;
+  apply<T extends KubeObject>(
+    rt: ResourceType,
+    obj: KubeObject,
+    opts: ApplyOptions & { subresource?: string },
+  ): Promise<T>;
+  delete(
+    rt: ResourceType,
+    name: string,
+    namespace?: string,
+    opts?: { propagationPolicy?: "Foreground" | "Background" | "Orphan"; signal?: AbortSignal; dryRun?: boolean },
+  ): Promise<void>;
   /** A raw request through the same transport (paths like "/version", "/apis"). Returns parsed JSON. */
-  raw<T = unknown>(method: string, path: string, body?: unknown, contentType?: string, signal?: AbortSignal): Promise<T>;
+  raw<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    signal?: AbortSignal,
+  ): Promise<T>;
 }

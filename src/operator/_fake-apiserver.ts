@@ -49,7 +49,13 @@ export interface FakeApiServer {
 }
 
 const SERVER = "https://fake-apiserver";
-const REASONS: Record<number, string> = { 403: "Forbidden", 404: "NotFound", 409: "Conflict", 422: "Invalid", 500: "InternalError" };
+const REASONS: Record<number, string> = {
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  422: "Invalid",
+  500: "InternalError",
+};
 
 class Answer {
   constructor(
@@ -58,7 +64,14 @@ class Answer {
     readonly reason = REASONS[code] ?? "Unknown",
   ) {}
   status(): Status {
-    return { kind: "Status", apiVersion: "v1", status: "Failure", message: this.message, reason: this.reason, code: this.code };
+    return {
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
+    };
   }
 }
 
@@ -82,12 +95,20 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
       case "PATCH application/apply-patch+yaml": {
         const { uid, ...meta } = body.metadata ?? {};
         if (uid !== undefined && uid !== cur?.metadata.uid) {
-          throw new Answer(409, `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur?.metadata.uid ?? ""}`);
+          throw new Answer(
+            409,
+            `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur?.metadata.uid ?? ""}`,
+          );
         }
         const { status: _ignored, ...intent } = body;
-        if (!cur) return store(key, { ...intent, metadata: { ...meta, uid: `uid-${++counter}`, resourceVersion: String(counter), generation: 1 } });
+        if (!cur)
+          return store(key, {
+            ...intent,
+            metadata: { ...meta, uid: `uid-${++counter}`, resourceVersion: String(counter), generation: 1 },
+          });
         const next = mergePatch(cur, { ...intent, metadata: meta }) as KubeObject;
-        const generation = (cur.metadata.generation ?? 1) + (JSON.stringify(next.spec) === JSON.stringify(cur.spec) ? 0 : 1);
+        const generation =
+          (cur.metadata.generation ?? 1) + (JSON.stringify(next.spec) === JSON.stringify(cur.spec) ? 0 : 1);
         return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter), generation } });
       }
       case "PATCH application/merge-patch+json": {
@@ -104,7 +125,10 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
       case "POST application/json": {
         const path = `${a.path}/${body.metadata.name}`;
         if (objects.has(path)) throw new Answer(409, `"${body.metadata.name}" already exists`, "AlreadyExists");
-        return store(path, { ...body, metadata: { ...body.metadata, uid: `uid-${++counter}`, resourceVersion: String(counter) } });
+        return store(path, {
+          ...body,
+          metadata: { ...body.metadata, uid: `uid-${++counter}`, resourceVersion: String(counter) },
+        });
       }
       case "PUT application/json":
         if (!cur) throw missing();
@@ -157,8 +181,14 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
     actions,
     answer: undefined,
     put(rt, obj) {
-      const stored = { ...clone(obj), metadata: { uid: `uid-${++counter}`, resourceVersion: String(counter), ...clone(obj.metadata) } };
-      objects.set(resourcePath(rt, obj.metadata.namespace ?? namespace, obj.metadata.name), stored as unknown as KubeObject);
+      const stored = {
+        ...clone(obj),
+        metadata: { uid: `uid-${++counter}`, resourceVersion: String(counter), ...clone(obj.metadata) },
+      };
+      objects.set(
+        resourcePath(rt, obj.metadata.namespace ?? namespace, obj.metadata.name),
+        stored as unknown as KubeObject,
+      );
       return clone(stored);
     },
     object(rt, ns, name) {
@@ -177,9 +207,13 @@ function jsonPatch(target: KubeObject, ops: JsonPatchOp[], name: string): KubeOb
   for (const { op, path, value } of ops) {
     const keys = path.slice(1).split("/");
     const last = keys.pop() ?? "";
-    const parent = keys.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], out) as Record<string, unknown> | undefined;
-    if (!parent || !(last in parent)) throw new Answer(422, `"${name}": the server rejected our request: ${path} does not exist`);
-    if (op === "test" && JSON.stringify(parent[last]) !== JSON.stringify(value)) throw new Answer(422, `"${name}": the server rejected our request: test failed at ${path}`);
+    const parent = keys.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], out) as
+      | Record<string, unknown>
+      | undefined;
+    if (!parent || !(last in parent))
+      throw new Answer(422, `"${name}": the server rejected our request: ${path} does not exist`);
+    if (op === "test" && JSON.stringify(parent[last]) !== JSON.stringify(value))
+      throw new Answer(422, `"${name}": the server rejected our request: test failed at ${path}`);
     else if (op === "replace") parent[last] = structuredClone(value);
     else if (op !== "test") throw new Error(`fake API server: JSON patch op ${op} is not modelled`);
   }

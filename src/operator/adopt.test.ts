@@ -3,8 +3,25 @@ import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { adoptionPatch, previousIncarnation, type JsonPatchOp } from "./adopt.ts";
 
-const ref = (over: Partial<OwnerReference> = {}): OwnerReference => ({ apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: "uid-0", controller: true, blockOwnerDeletion: true, ...over });
-const child = (refs: OwnerReference[] | undefined): KubeObject => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "test-app-deployment", namespace: "default", uid: "child-1", ...(refs ? { ownerReferences: refs } : {}) } });
+const ref = (over: Partial<OwnerReference> = {}): OwnerReference => ({
+  apiVersion: "apps.example.com/v1",
+  kind: "WebApp",
+  name: "test-app",
+  uid: "uid-0",
+  controller: true,
+  blockOwnerDeletion: true,
+  ...over,
+});
+const child = (refs: OwnerReference[] | undefined): KubeObject => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: {
+    name: "test-app-deployment",
+    namespace: "default",
+    uid: "child-1",
+    ...(refs ? { ownerReferences: refs } : {}),
+  },
+});
 
 /** RFC 6902 test/replace over plain JSON, as the API server evaluates them. */
 function applyPatch(obj: KubeObject, ops: JsonPatchOp[]): KubeObject {
@@ -13,7 +30,8 @@ function applyPatch(obj: KubeObject, ops: JsonPatchOp[]): KubeObject {
     const keys = path.slice(1).split("/");
     const last = keys.pop()!;
     const parent = keys.reduce<any>((o, k) => o?.[k], out);
-    if (op === "test" && JSON.stringify(parent?.[last]) !== JSON.stringify(value)) throw new Error(`test failed at ${path}`);
+    if (op === "test" && JSON.stringify(parent?.[last]) !== JSON.stringify(value))
+      throw new Error(`test failed at ${path}`);
     if (op === "replace") parent[last] = value;
   }
   return out as unknown as KubeObject;
@@ -57,11 +75,17 @@ describe("adoptionPatch", () => {
   test("pins the child's uid and the old owner's uid: a child replaced or re-owned meanwhile makes it fail", () => {
     const before = child([ref()]);
     const patch = adoptionPatch(before, testApp());
-    expect(() => applyPatch({ ...before, metadata: { ...before.metadata, uid: "child-2" } }, patch)).toThrow("test failed at /metadata/uid");
-    expect(() => applyPatch(child([ref({ uid: "uid-9" })]), patch)).toThrow("test failed at /metadata/ownerReferences/0/uid");
+    expect(() => applyPatch({ ...before, metadata: { ...before.metadata, uid: "child-2" } }, patch)).toThrow(
+      "test failed at /metadata/uid",
+    );
+    expect(() => applyPatch(child([ref({ uid: "uid-9" })]), patch)).toThrow(
+      "test failed at /metadata/ownerReferences/0/uid",
+    );
   });
 
   test("refuses a child that is not from a previous incarnation", () => {
-    expect(() => adoptionPatch(child([ref({ name: "other-app" })]), testApp())).toThrow(/not a child of a previous WebApp test-app/);
+    expect(() => adoptionPatch(child([ref({ name: "other-app" })]), testApp())).toThrow(
+      /not a child of a previous WebApp test-app/,
+    );
   });
 });

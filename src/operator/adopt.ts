@@ -36,9 +36,13 @@ export type JsonPatchOp = { op: "test" | "replace"; path: string; value: unknown
 /** The JSON patch that moves `child` from its previous owner to `webapp`. */
 export function adoptionPatch(child: KubeObject, webapp: WebApp): JsonPatchOp[] {
   const refs = child.metadata.ownerReferences ?? [];
-  const index = refs.findIndex((r) => r === previousIncarnation(child, webapp));
+  const previous = previousIncarnation(child, webapp);
+  const index = previous ? refs.indexOf(previous) : -1;
   const ref = controllerReference(webapp);
-  if (index < 0 || !ref) throw new Error(`${child.kind} ${child.metadata.name} is not a child of a previous ${KIND} ${webapp.metadata.name}`);
+  if (index < 0 || !ref)
+    throw new Error(
+      `${child.kind} ${child.metadata.name} is not a child of a previous ${KIND} ${webapp.metadata.name}`,
+    );
   return [
     { op: "test", path: "/metadata/uid", value: child.metadata.uid },
     { op: "test", path: `/metadata/ownerReferences/${index}/uid`, value: refs[index]!.uid },

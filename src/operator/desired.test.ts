@@ -2,9 +2,15 @@ import { describe, expect, test } from "bun:test";
 import { testApp } from "./_test-fixtures.ts";
 import { controllerReference, desiredDeployment, desiredService, webAppSelector } from "./desired.ts";
 
-
 const labels = { app: "test-app", "managed-by": "webapp-operator" };
-const owner = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: "uid-1", controller: true, blockOwnerDeletion: true };
+const owner = {
+  apiVersion: "apps.example.com/v1",
+  kind: "WebApp",
+  name: "test-app",
+  uid: "uid-1",
+  controller: true,
+  blockOwnerDeletion: true,
+};
 
 describe("desiredDeployment", () => {
   test("the seed's test-app becomes test-app-deployment with 3 replicas of nginx:1.25, and only owned fields", () => {

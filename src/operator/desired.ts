@@ -30,7 +30,9 @@ export function webAppLabels(webappName: string): Record<string, string> {
 
 /** "app=<name>,managed-by=webapp-operator", as a label selector string. */
 export function webAppSelector(webappName: string): string {
-  return Object.entries(webAppLabels(webappName)).map(([k, v]) => `${k}=${v}`).join(",");
+  return Object.entries(webAppLabels(webappName))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
 }
 
 /** The controller reference to put on owned objects; undefined for a WebApp never stored. */
@@ -76,7 +78,11 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
         metadata: { labels: { ...labels } },
         spec: {
           containers: [
-            { name: CONTAINER_NAME, image: webapp.spec.image, ports: [{ containerPort: webapp.spec.port, protocol: "TCP" }] },
+            {
+              name: CONTAINER_NAME,
+              image: webapp.spec.image,
+              ports: [{ containerPort: webapp.spec.port, protocol: "TCP" }],
+            },
           ],
         },
       },

@@ -7,13 +7,31 @@ import { controllerOf, isControlledBy, needsApply } from "./diff.ts";
 /** What the API server returns after applying the intent: defaults filled in, extra metadata. */
 function liveDeployment(over: (d: Record<string, any>) => void = () => {}): KubeObject {
   const d = structuredClone(desiredDeployment(testApp())) as Record<string, any>;
-  d.metadata = { ...d.metadata, uid: "dep-uid", resourceVersion: "42", generation: 1, labels: { ...d.metadata.labels, team: "web" }, annotations: { "deployment.kubernetes.io/revision": "1" } };
+  d.metadata = {
+    ...d.metadata,
+    uid: "dep-uid",
+    resourceVersion: "42",
+    generation: 1,
+    labels: { ...d.metadata.labels, team: "web" },
+    annotations: { "deployment.kubernetes.io/revision": "1" },
+  };
   d.spec.progressDeadlineSeconds = 600;
   d.spec.revisionHistoryLimit = 10;
   d.spec.strategy = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } };
   d.spec.template.metadata.creationTimestamp = null;
-  Object.assign(d.spec.template.spec, { restartPolicy: "Always", dnsPolicy: "ClusterFirst", schedulerName: "default-scheduler", securityContext: {}, terminationGracePeriodSeconds: 30 });
-  Object.assign(d.spec.template.spec.containers[0], { imagePullPolicy: "IfNotPresent", resources: {}, terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" });
+  Object.assign(d.spec.template.spec, {
+    restartPolicy: "Always",
+    dnsPolicy: "ClusterFirst",
+    schedulerName: "default-scheduler",
+    securityContext: {},
+    terminationGracePeriodSeconds: 30,
+  });
+  Object.assign(d.spec.template.spec.containers[0], {
+    imagePullPolicy: "IfNotPresent",
+    resources: {},
+    terminationMessagePath: "/dev/termination-log",
+    terminationMessagePolicy: "File",
+  });
   d.status = { observedGeneration: 1, replicas: 3 };
   over(d);
   return d as KubeObject;
@@ -22,7 +40,15 @@ function liveDeployment(over: (d: Record<string, any>) => void = () => {}): Kube
 function liveService(over: (s: Record<string, any>) => void = () => {}): KubeObject {
   const s = structuredClone(desiredService(testApp())) as Record<string, any>;
   s.metadata.uid = "svc-uid";
-  Object.assign(s.spec, { clusterIP: "10.96.0.12", clusterIPs: ["10.96.0.12"], type: "ClusterIP", sessionAffinity: "None", ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack", internalTrafficPolicy: "Cluster" });
+  Object.assign(s.spec, {
+    clusterIP: "10.96.0.12",
+    clusterIPs: ["10.96.0.12"],
+    type: "ClusterIP",
+    sessionAffinity: "None",
+    ipFamilies: ["IPv4"],
+    ipFamilyPolicy: "SingleStack",
+    internalTrafficPolicy: "Cluster",
+  });
   over(s);
   return s as KubeObject;
 }
@@ -44,7 +70,9 @@ describe("needsApply", () => {
       "spec.template.spec.containers[app].image",
       "spec.template.spec.containers[app].ports[8080]",
     ]);
-    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).fields).toEqual(["spec.ports[http].targetPort"]);
+    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).fields).toEqual([
+      "spec.ports[http].targetPort",
+    ]);
   });
 
   test("a removed or changed label we own is a diff, including in the selector and pod template", () => {
@@ -52,17 +80,31 @@ describe("needsApply", () => {
       delete d.metadata.labels["managed-by"];
       d.spec.template.metadata.labels.app = "other";
     });
-    expect(needsApply(desiredDeployment(testApp()), live).fields).toEqual(["metadata.labels.managed-by", "spec.template.metadata.labels.app"]);
+    expect(needsApply(desiredDeployment(testApp()), live).fields).toEqual([
+      "metadata.labels.managed-by",
+      "spec.template.metadata.labels.app",
+    ]);
   });
 
   test("a missing container, a targetPort given as a string, and a lost owner reference are diffs", () => {
-    expect(needsApply(desiredDeployment(testApp()), liveDeployment((d) => (d.spec.template.spec.containers[0].name = "web"))).fields).toEqual([
-      "spec.template.spec.containers[app]",
-    ]);
-    expect(needsApply(desiredService(testApp()), liveService((s) => (s.spec.ports[0].targetPort = "80"))).fields).toEqual(["spec.ports[http].targetPort"]);
-    expect(needsApply(desiredService(testApp()), liveService((s) => (s.metadata.ownerReferences = []))).fields).toEqual([
-      "metadata.ownerReferences[test-app]",
-    ]);
+    expect(
+      needsApply(
+        desiredDeployment(testApp()),
+        liveDeployment((d) => (d.spec.template.spec.containers[0].name = "web")),
+      ).fields,
+    ).toEqual(["spec.template.spec.containers[app]"]);
+    expect(
+      needsApply(
+        desiredService(testApp()),
+        liveService((s) => (s.spec.ports[0].targetPort = "80")),
+      ).fields,
+    ).toEqual(["spec.ports[http].targetPort"]);
+    expect(
+      needsApply(
+        desiredService(testApp()),
+        liveService((s) => (s.metadata.ownerReferences = [])),
+      ).fields,
+    ).toEqual(["metadata.ownerReferences[test-app]"]);
   });
 
   test("an extra sidecar container or owner reference added by someone else is not a diff", () => {

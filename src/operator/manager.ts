@@ -37,7 +37,15 @@ export interface OperatorOptions {
   /** Namespaces to watch; empty = all. */
   namespaces: string[];
   concurrency: number;
-  leaderElection: false | { leaseName: string; namespace?: string; leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  leaderElection:
+    | false
+    | {
+        leaseName: string;
+        namespace?: string;
+        leaseDurationMs?: number;
+        renewDeadlineMs?: number;
+        retryPeriodMs?: number;
+      };
   /** "host:port"; port 0 picks a free one; undefined disables the endpoint. */
   metricsAddress?: string;
   healthAddress?: string;
@@ -69,13 +77,24 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     observe: metrics.observeRequest,
   });
   const identity = opts.identity ?? `${hostname()}_${crypto.randomUUID().slice(0, 8)}`;
-  log.info(`starting the WebApp operator against ${client.server}`, { identity, namespaces: opts.namespaces.length ? opts.namespaces : "all" });
+  log.info(`starting the WebApp operator against ${client.server}`, {
+    identity,
+    namespaces: opts.namespaces.length ? opts.namespaces : "all",
+  });
   await preflight(client, opts.namespaces);
 
-  const informerOpts = { clock, logger: log, ...(opts.watchInactivityMs ? { inactivityMs: opts.watchInactivityMs } : {}) };
+  const informerOpts = {
+    clock,
+    logger: log,
+    ...(opts.watchInactivityMs ? { inactivityMs: opts.watchInactivityMs } : {}),
+  };
   const informers = <T extends KubeObject>(rt: ResourceType, labelSelector?: string): Informer<T> => {
     const each = (opts.namespaces.length ? opts.namespaces : [undefined]).map((namespace) =>
-      createInformer<T>(client, rt, { ...informerOpts, ...(namespace ? { namespace } : {}), ...(labelSelector ? { labelSelector } : {}) }),
+      createInformer<T>(client, rt, {
+        ...informerOpts,
+        ...(namespace ? { namespace } : {}),
+        ...(labelSelector ? { labelSelector } : {}),
+      }),
     );
     return each.length === 1 ? (each[0] as Informer<T>) : mergeInformers(each);
   };
@@ -85,7 +104,13 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const services = informers<KubeObject>(SERVICE_RESOURCE, ours);
   const caches = [webapps, deployments, services];
 
-  const recorder = createEventRecorder(client, { clock, logger: log, component: "webapp-operator", reportingController: "devctl.dev/webapp-operator", reportingInstance: identity });
+  const recorder = createEventRecorder(client, {
+    clock,
+    logger: log,
+    component: "webapp-operator",
+    reportingController: "devctl.dev/webapp-operator",
+    reportingInstance: identity,
+  });
   const controller = controllerBuilder()
     .for(webapps, WEBAPP_RESOURCE)
     .owns(deployments)
@@ -117,7 +142,12 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     return s.url;
   };
   // One server when both flags name the same fixed address, as a pod's probes and scrapes may.
-  const sameAddress = !!metricsAddr && !!healthAddr && metricsAddr.port !== 0 && metricsAddr.port === healthAddr.port && metricsAddr.hostname === healthAddr.hostname;
+  const sameAddress =
+    !!metricsAddr &&
+    !!healthAddr &&
+    metricsAddr.port !== 0 &&
+    metricsAddr.port === healthAddr.port &&
+    metricsAddr.hostname === healthAddr.hostname;
   if (metricsAddr) urls.metrics = serve(metricsAddr);
   if (healthAddr) urls.health = sameAddress ? urls.metrics : serve(healthAddr);
   opts.onListening?.(urls);
@@ -176,7 +206,10 @@ async function preflight(client: KubeClient, namespaces: string[]): Promise<void
     try {
       await client.list(WEBAPP_RESOURCE, { limit: 1, ...(namespace ? { namespace } : {}) });
     } catch (e) {
-      if (isNotFound(e)) throw new OperatorError(`the WebApp API (${WEBAPP_RESOURCE.plural}.${WEBAPP_RESOURCE.group}/${WEBAPP_RESOURCE.version}) is not served by ${client.server}: install the CRD first (devctl operator install, or kubectl apply -f crd/)`);
+      if (isNotFound(e))
+        throw new OperatorError(
+          `the WebApp API (${WEBAPP_RESOURCE.plural}.${WEBAPP_RESOURCE.group}/${WEBAPP_RESOURCE.version}) is not served by ${client.server}: install the CRD first (devctl operator install, or kubectl apply -f crd/)`,
+        );
       if (isForbidden(e)) throw new OperatorError(`${(e as Error).message}`);
       throw e;
     }
@@ -186,6 +219,7 @@ async function preflight(client: KubeClient, namespaces: string[]): Promise<void
 export function parseAddress(addr: string, flag: string): { hostname: string; port: number } {
   const m = /^(.*):(\d+)$/.exec(addr);
   const port = Number(m?.[2]);
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw new OperatorError(`${flag} "${addr}" is not host:port (e.g. ":8080" or "127.0.0.1:0")`);
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new OperatorError(`${flag} "${addr}" is not host:port (e.g. ":8080" or "127.0.0.1:0")`);
   return { hostname: m[1] || "0.0.0.0", port };
 }

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE, type WebApp, type WebAppObject } from "../api/webapp.ts";
+import {
+  DEPLOYMENT_RESOURCE,
+  SERVICE_RESOURCE,
+  WEBAPP_RESOURCE,
+  type WebApp,
+  type WebAppObject,
+} from "../api/webapp.ts";
 import { findCondition } from "../api/conditions.ts";
 import { KubeError } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -40,11 +46,20 @@ function world() {
   const services = new Map<string, KubeObject>();
   const events: RecordedEvent[] = [];
   const recorder: EventRecorder = {
-    event: (obj, type, reason, message) => void events.push({ on: `${obj.kind}/${obj.metadata.name}`, type, reason, message }),
+    event: (obj, type, reason, message) =>
+      void events.push({ on: `${obj.kind}/${obj.metadata.name}`, type, reason, message }),
     flush: async () => {},
   };
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const reconciler = createWebAppReconciler({ client: api.client, webapps, deployments, services, recorder, clock, logger: silent });
+  const reconciler = createWebAppReconciler({
+    client: api.client,
+    webapps,
+    deployments,
+    services,
+    recorder,
+    clock,
+    logger: silent,
+  });
   const keyOf = (o: { metadata: KubeObject["metadata"] }) => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
     api,
@@ -80,7 +95,13 @@ function liveDeployment(app: WebApp, replicas = app.spec.replicas): KubeObject {
   const [container] = intent.spec.template.spec.containers;
   return {
     ...intent,
-    metadata: { ...intent.metadata, uid: "uid-dep", resourceVersion: "501", generation: 4, annotations: { "deployment.kubernetes.io/revision": "1" } },
+    metadata: {
+      ...intent.metadata,
+      uid: "uid-dep",
+      resourceVersion: "501",
+      generation: 4,
+      annotations: { "deployment.kubernetes.io/revision": "1" },
+    },
     spec: {
       ...intent.spec,
       replicas,
@@ -90,7 +111,15 @@ function liveDeployment(app: WebApp, replicas = app.spec.replicas): KubeObject {
       template: {
         metadata: { ...intent.spec.template.metadata, creationTimestamp: null },
         spec: {
-          containers: [{ ...container, imagePullPolicy: "IfNotPresent", terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File", resources: {} }],
+          containers: [
+            {
+              ...container,
+              imagePullPolicy: "IfNotPresent",
+              terminationMessagePath: "/dev/termination-log",
+              terminationMessagePolicy: "File",
+              resources: {},
+            },
+          ],
           restartPolicy: "Always",
           terminationGracePeriodSeconds: 30,
           dnsPolicy: "ClusterFirst",
@@ -106,8 +135,18 @@ function liveDeployment(app: WebApp, replicas = app.spec.replicas): KubeObject {
       readyReplicas: replicas,
       availableReplicas: replicas,
       conditions: [
-        { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
-        { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: "ReplicaSet has successfully progressed." },
+        {
+          type: "Available",
+          status: "True",
+          reason: "MinimumReplicasAvailable",
+          message: "Deployment has minimum availability.",
+        },
+        {
+          type: "Progressing",
+          status: "True",
+          reason: "NewReplicaSetAvailable",
+          message: "ReplicaSet has successfully progressed.",
+        },
       ],
     },
   };
@@ -138,7 +177,8 @@ function withStatus(app: WebApp, dep: KubeObject | undefined, svc: KubeObject | 
   return { ...app, status: computeStatus(app, dep, svc, [], START - 60_000) };
 }
 
-const degraded = (a: Action | undefined) => findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
+const degraded = (a: Action | undefined) =>
+  findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
 
 describe("a new WebApp", () => {
   test("gets each missing child looked up, then created by server-side apply without force, then its status written once", async () => {
@@ -164,7 +204,9 @@ describe("a new WebApp", () => {
 
     expect(status?.contentType).toBe(MERGE);
     expect(status?.query).toEqual({ fieldManager: FIELD_MANAGER });
-    expect(status?.body).toMatchObject({ status: { observedGeneration: 1, selector: "app=test-app,managed-by=webapp-operator" } });
+    expect(status?.body).toMatchObject({
+      status: { observedGeneration: 1, selector: "app=test-app,managed-by=webapp-operator" },
+    });
     expect(degraded(status)?.status).toBe("False");
   });
 
@@ -173,8 +215,18 @@ describe("a new WebApp", () => {
     w.stored(testApp());
     await w.reconcile();
     expect(w.events).toEqual([
-      { on: "WebApp/test-app", type: "Normal", reason: "Created", message: "Deployment test-app-deployment created with 3 replicas of nginx:1.25" },
-      { on: "WebApp/test-app", type: "Normal", reason: "Created", message: "Service test-app-svc created (port 80 -> 80)" },
+      {
+        on: "WebApp/test-app",
+        type: "Normal",
+        reason: "Created",
+        message: "Deployment test-app-deployment created with 3 replicas of nginx:1.25",
+      },
+      {
+        on: "WebApp/test-app",
+        type: "Normal",
+        reason: "Created",
+        message: "Service test-app-svc created (port 80 -> 80)",
+      },
     ]);
   });
 });
@@ -203,10 +255,22 @@ describe("a Deployment someone scaled down", () => {
     const onDeployment = w.writes().filter((a) => a.path === DEP_PATH);
     expect(onDeployment).toHaveLength(1);
     const [apply] = onDeployment;
-    expect(apply).toMatchObject({ method: "PATCH", contentType: APPLY, query: { fieldManager: FIELD_MANAGER, force: "true" } });
-    expect(apply?.body).toMatchObject({ metadata: { name: "test-app-deployment", uid: "uid-dep" }, spec: { replicas: 3 } });
+    expect(apply).toMatchObject({
+      method: "PATCH",
+      contentType: APPLY,
+      query: { fieldManager: FIELD_MANAGER, force: "true" },
+    });
+    expect(apply?.body).toMatchObject({
+      metadata: { name: "test-app-deployment", uid: "uid-dep" },
+      spec: { replicas: 3 },
+    });
     expect(w.writes().filter((a) => a.path === SVC_PATH)).toEqual([]);
-    expect(w.events).toContainEqual({ on: "WebApp/test-app", type: "Normal", reason: "Scaled", message: "Deployment test-app-deployment updated to 3 replicas" });
+    expect(w.events).toContainEqual({
+      on: "WebApp/test-app",
+      type: "Normal",
+      reason: "Scaled",
+      message: "Deployment test-app-deployment updated to 3 replicas",
+    });
   });
 
   test("is not overwritten when it was replaced since the cache saw it (the uid precondition fails)", async () => {
@@ -223,7 +287,12 @@ describe("a Deployment someone scaled down", () => {
 });
 
 describe("a same-named Deployment not controlled by the WebApp", () => {
-  const foreign = (): KubeObject => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "test-app-deployment", namespace: "default", uid: "uid-theirs" }, spec: { replicas: 7 } });
+  const foreign = (): KubeObject => ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "test-app-deployment", namespace: "default", uid: "uid-theirs" },
+    spec: { replicas: 7 },
+  });
 
   test("is never written; the WebApp is Degraded ResourceExists with a Warning, and looked at again later", async () => {
     const w = world();
@@ -235,7 +304,9 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toEqual({ replicas: 7 });
     const [status] = w.statusWrites();
     expect(degraded(status)).toMatchObject({ status: "True", reason: "ResourceExists" });
-    expect(degraded(status)?.message).toContain("Deployment test-app-deployment exists and is not controlled by this WebApp");
+    expect(degraded(status)?.message).toContain(
+      "Deployment test-app-deployment exists and is not controlled by this WebApp",
+    );
     expect(w.events.filter((e) => e.type === "Warning")).toEqual([
       { on: "WebApp/test-app", type: "Warning", reason: "ResourceExists", message: degraded(status)?.message ?? "" },
     ]);
@@ -243,8 +314,17 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
 
   test("is never written either when it carries our labels and sits in the cache", async () => {
     const w = world();
-    const other = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "other-app", uid: "uid-other", controller: true };
-    w.cached({ ...liveDeployment(testApp(), 1), metadata: { ...liveDeployment(testApp()).metadata, ownerReferences: [other] } });
+    const other = {
+      apiVersion: "apps.example.com/v1",
+      kind: "WebApp",
+      name: "other-app",
+      uid: "uid-other",
+      controller: true,
+    };
+    w.cached({
+      ...liveDeployment(testApp(), 1),
+      metadata: { ...liveDeployment(testApp()).metadata, ownerReferences: [other] },
+    });
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
     expect(w.writes().filter((a) => a.path.startsWith(DEP_PATH))).toEqual([]);
@@ -253,7 +333,14 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
 });
 
 describe("children left by a previous WebApp of the same name (deleted and created again)", () => {
-  const previous = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "test-app", uid: "uid-previous", controller: true, blockOwnerDeletion: true };
+  const previous = {
+    apiVersion: "apps.example.com/v1",
+    kind: "WebApp",
+    name: "test-app",
+    uid: "uid-previous",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
   const leftOver = () => {
     const dep = liveDeployment(testApp(), 1);
     return { ...dep, metadata: { ...dep.metadata, ownerReferences: [previous] } };
@@ -276,18 +363,28 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     expect(getWebApp).toBeLessThan(w.api.actions.indexOf(depWrites[0]!));
     const dep = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
     expect(dep?.metadata.ownerReferences).toEqual([{ ...previous, uid: "uid-1" }]);
-    expect((dep?.spec as { replicas: number }).replicas).toBe(3);
-    expect(w.events.find((e) => e.reason === "Adopted")?.message).toBe("Deployment test-app-deployment adopted from a deleted WebApp of the same name (uid uid-previous)");
+    expect((dep?.spec as { replicas: number } | undefined)?.replicas).toBe(3);
+    expect(w.events.find((e) => e.reason === "Adopted")?.message).toBe(
+      "Deployment test-app-deployment adopted from a deleted WebApp of the same name (uid uid-previous)",
+    );
     expect(degraded(w.statusWrites().at(-1))?.status).toBe("False");
   });
 
   test("already adopted on the API server while the cache still shows the old owner: no patch, just the live child", async () => {
     const w = world();
     const stale = w.cached(leftOver());
-    w.api.put(DEPLOYMENT_RESOURCE, { ...stale, metadata: { ...stale.metadata, ownerReferences: [{ ...previous, uid: "uid-1" }] } });
+    w.api.put(DEPLOYMENT_RESOURCE, {
+      ...stale,
+      metadata: { ...stale.metadata, ownerReferences: [{ ...previous, uid: "uid-1" }] },
+    });
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(done());
-    expect(w.writes().filter((a) => a.path === DEP_PATH).map((a) => a.contentType)).toEqual([APPLY]);
+    expect(
+      w
+        .writes()
+        .filter((a) => a.path === DEP_PATH)
+        .map((a) => a.contentType),
+    ).toEqual([APPLY]);
   });
 
   test("are left alone and reported when the cached WebApp is itself stale (the API server has a newer one)", async () => {
@@ -297,7 +394,9 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     w.api.put(WEBAPP_RESOURCE, { ...testApp(), metadata: { ...testApp().metadata, uid: "uid-newer" } });
     await w.reconcile();
     expect(w.writes().filter((a) => a.path === DEP_PATH)).toEqual([]);
-    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([previous]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([
+      previous,
+    ]);
   });
 });
 
@@ -310,7 +409,9 @@ describe("an invalid spec", () => {
     const cond = degraded(w.statusWrites()[0]);
     expect(cond).toMatchObject({ status: "True", reason: "InvalidSpec" });
     expect(cond?.message).toContain("spec.replicas: must be at least 1 (got 0)");
-    expect(w.events).toEqual([{ on: "WebApp/test-app", type: "Warning", reason: "InvalidSpec", message: cond?.message ?? "" }]);
+    expect(w.events).toEqual([
+      { on: "WebApp/test-app", type: "Warning", reason: "InvalidSpec", message: cond?.message ?? "" },
+    ]);
   });
 
   test("reconciled again unchanged writes nothing and records no event", async () => {
@@ -345,14 +446,21 @@ describe("an invalid spec", () => {
 
 describe("a child write the API server refuses", () => {
   const cases = [
-    { code: 403, message: 'deployments.apps "test-app-deployment" is forbidden: User "system:serviceaccount:devctl:op" cannot create resource "deployments"', reason: "Forbidden", thrown: "Forbidden" },
+    {
+      code: 403,
+      message:
+        'deployments.apps "test-app-deployment" is forbidden: User "system:serviceaccount:devctl:op" cannot create resource "deployments"',
+      reason: "Forbidden",
+      thrown: "Forbidden",
+    },
     { code: 500, message: "etcdserver: request timed out", reason: "ApplyFailed", thrown: "Other" },
   ] as const;
   for (const c of cases) {
     test(`(${c.code}) is reported in the status as Degraded ${c.reason} with the API message, then thrown for a retry`, async () => {
       const w = world();
       w.stored(testApp());
-      w.api.answer = (a) => (a.method === "PATCH" && a.path === DEP_PATH ? { code: c.code, message: c.message } : undefined);
+      w.api.answer = (a) =>
+        a.method === "PATCH" && a.path === DEP_PATH ? { code: c.code, message: c.message } : undefined;
       const err = await w.reconcile().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(KubeError);
       expect((err as KubeError).reason).toBe(c.thrown);
@@ -375,7 +483,14 @@ describe("a WebApp with nothing to do", () => {
 
   test("being deleted: done, no actions", async () => {
     const w = world();
-    w.stored({ ...testApp(), metadata: { ...testApp().metadata, deletionTimestamp: "2024-05-01T11:00:00Z", finalizers: ["foregroundDeletion"] } });
+    w.stored({
+      ...testApp(),
+      metadata: {
+        ...testApp().metadata,
+        deletionTimestamp: "2024-05-01T11:00:00Z",
+        finalizers: ["foregroundDeletion"],
+      },
+    });
     expect(await w.reconcile()).toEqual(done());
     expect(w.api.actions).toEqual([]);
     expect(w.events).toEqual([]);

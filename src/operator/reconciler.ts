@@ -89,21 +89,44 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
    * A child this WebApp does not control: taken over when its controller is a previous WebApp of the
    * same name (adopt.ts) and the API server confirms this WebApp is the live one; else reported.
    */
-  async function adoptOrBlock(webapp: WebApp, child: Child, live: KubeObject, ownerExists: () => Promise<boolean>, signal: AbortSignal): Promise<{ live: KubeObject } | { blocked: Problem }> {
-    if (!previousIncarnation(live, webapp) || !(await ownerExists())) return { blocked: resourceExistsProblem(child.kind, live) };
+  async function adoptOrBlock(
+    webapp: WebApp,
+    child: Child,
+    live: KubeObject,
+    ownerExists: () => Promise<boolean>,
+    signal: AbortSignal,
+  ): Promise<{ live: KubeObject } | { blocked: Problem }> {
+    if (!previousIncarnation(live, webapp) || !(await ownerExists()))
+      return { blocked: resourceExistsProblem(child.kind, live) };
     // The cached copy may lag (adopted already, or replaced): decide on the live object.
     const { name, namespace } = live.metadata as { name: string; namespace: string };
     const fresh = await client.get<KubeObject>(child.rt, name, namespace, signal);
     if (isControlledBy(fresh, webapp)) return { live: fresh };
     const previous = previousIncarnation(fresh, webapp);
     if (!previous) return { blocked: resourceExistsProblem(child.kind, fresh) };
-    const adopted = await client.patch<KubeObject>(child.rt, name, namespace, adoptionPatch(fresh, webapp), "json", { fieldManager: FIELD_MANAGER, signal });
-    logger.info(`adopted ${child.kind} ${namespace}/${name} from a deleted WebApp of the same name (uid ${previous.uid})`);
-    recorder.event(webapp, "Normal", REASON.adopted, `${child.kind} ${name} adopted from a deleted WebApp of the same name (uid ${previous.uid})`);
+    const adopted = await client.patch<KubeObject>(child.rt, name, namespace, adoptionPatch(fresh, webapp), "json", {
+      fieldManager: FIELD_MANAGER,
+      signal,
+    });
+    logger.info(
+      `adopted ${child.kind} ${namespace}/${name} from a deleted WebApp of the same name (uid ${previous.uid})`,
+    );
+    recorder.event(
+      webapp,
+      "Normal",
+      REASON.adopted,
+      `${child.kind} ${name} adopted from a deleted WebApp of the same name (uid ${previous.uid})`,
+    );
     return { live: adopted };
   }
 
-  async function converge(webapp: WebApp, child: Child, cached: KubeObject | undefined, ownerExists: () => Promise<boolean>, signal: AbortSignal): Promise<ChildOutcome> {
+  async function converge(
+    webapp: WebApp,
+    child: Child,
+    cached: KubeObject | undefined,
+    ownerExists: () => Promise<boolean>,
+    signal: AbortSignal,
+  ): Promise<ChildOutcome> {
     const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
     let live = cached;
     if (live && !isControlledBy(live, webapp)) {
@@ -128,9 +151,17 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
         // Created by server-side apply, so that every field is owned by our Apply entry and a field
         // dropped from the intent later is pruned. Without force: an object that appeared since the
         // GET conflicts instead of being taken over, and the retry reports it.
-        const created = await client.apply<KubeObject>(child.rt, child.desired, { fieldManager: FIELD_MANAGER, signal });
+        const created = await client.apply<KubeObject>(child.rt, child.desired, {
+          fieldManager: FIELD_MANAGER,
+          signal,
+        });
         logger.info(`created ${child.kind} ${namespace}/${name}`);
-        recorder.event(webapp, "Normal", REASON.created, `${child.kind} ${name} created${describeSpec(webapp, child.kind)}`);
+        recorder.event(
+          webapp,
+          "Normal",
+          REASON.created,
+          `${child.kind} ${name} created${describeSpec(webapp, child.kind)}`,
+        );
         return { live: created };
       }
     }
@@ -139,10 +170,19 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     // The uid is a precondition: if the object was replaced since we looked, the apply fails instead of
     // landing on someone else's object. (resourceVersion would also fail on every status update.)
     const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
-    const applied = await client.apply<KubeObject>(child.rt, intent, { fieldManager: FIELD_MANAGER, force: true, signal });
+    const applied = await client.apply<KubeObject>(child.rt, intent, {
+      fieldManager: FIELD_MANAGER,
+      force: true,
+      signal,
+    });
     logger.info(`updated ${child.kind} ${namespace}/${name}`, { fields: check.fields });
     if (check.fields.length === 1 && check.fields[0] === "spec.replicas") {
-      recorder.event(webapp, "Normal", REASON.scaled, `${child.kind} ${name} updated to ${webapp.spec.replicas} replicas`);
+      recorder.event(
+        webapp,
+        "Normal",
+        REASON.scaled,
+        `${child.kind} ${name} updated to ${webapp.spec.replicas} replicas`,
+      );
     } else {
       recorder.event(webapp, "Normal", REASON.updated, `${child.kind} ${name} updated (${check.fields.join(", ")})`);
     }
@@ -153,7 +193,11 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     if (statusEqual(webapp.status, status)) return;
     const { name, namespace } = webapp.metadata;
     try {
-      await client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", { subresource: "status", fieldManager: FIELD_MANAGER, signal });
+      await client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
+        subresource: "status",
+        fieldManager: FIELD_MANAGER,
+        signal,
+      });
     } catch (e) {
       if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
       throw e;
@@ -178,7 +222,13 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
     if (!parsed.ok) {
       logger.debug(`WebApp ${req.key} has an invalid spec: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}`);
       const own = (o: KubeObject | undefined) => (o && isControlledBy(o, webapp) ? o : undefined);
-      const status = computeStatus(webapp, own(deps.deployments.get(depKey)), own(deps.services.get(svcKey)), [], deps.clock.now());
+      const status = computeStatus(
+        webapp,
+        own(deps.deployments.get(depKey)),
+        own(deps.services.get(svcKey)),
+        [],
+        deps.clock.now(),
+      );
       await writeStatus(webapp, status, signal);
       return done();
     }
@@ -202,11 +252,21 @@ export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
       }
       return undefined;
     };
-    const dep = await attempt({ kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(parsed.webapp) }, deps.deployments.get(depKey));
-    const svc = ownerGone ? undefined : await attempt({ kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) }, deps.services.get(svcKey));
+    const dep = await attempt(
+      { kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(parsed.webapp) },
+      deps.deployments.get(depKey),
+    );
+    const svc = ownerGone
+      ? undefined
+      : await attempt(
+          { kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(parsed.webapp) },
+          deps.services.get(svcKey),
+        );
     if (ownerGone) {
       // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
-      logger.debug(`WebApp ${req.key} is cached but gone from the API server (the cache lags behind it): not creating its children`);
+      logger.debug(
+        `WebApp ${req.key} is cached but gone from the API server (the cache lags behind it): not creating its children`,
+      );
       return done();
     }
     await writeStatus(webapp, computeStatus(webapp, dep, svc, problems, deps.clock.now()), signal);

@@ -43,19 +43,28 @@ function deployment(s: DepState = {}): KubeObject {
 }
 
 const service = (): KubeObject => desiredService(testApp());
-const byType = (st: WebAppStatus) => Object.fromEntries((st.conditions ?? []).map((c) => [c.type, [c.status, c.reason, c.message]]));
+const byType = (st: WebAppStatus) =>
+  Object.fromEntries((st.conditions ?? []).map((c) => [c.type, [c.status, c.reason, c.message]]));
 const withStatus = (app: WebAppObject, status: WebAppStatus): WebAppObject => ({ ...app, status });
 
 describe("computeStatus", () => {
   test("a fully rolled-out WebApp is Available, not Progressing, not Degraded", () => {
     const st = computeStatus(testApp(), deployment(), service(), [], T0);
-    expect(st).toMatchObject({ observedGeneration: 1, replicas: 3, readyReplicas: 3, availableReplicas: 3, selector: "app=test-app,managed-by=webapp-operator" });
+    expect(st).toMatchObject({
+      observedGeneration: 1,
+      replicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      selector: "app=test-app,managed-by=webapp-operator",
+    });
     expect(byType(st)).toEqual({
       Available: ["True", "DeploymentAvailable", "3/3 replicas are ready"],
       Progressing: ["False", "RolloutComplete", "3/3 replicas run image nginx:1.25 and are ready"],
       Degraded: ["False", "AsExpected", "no problems found"],
     });
-    expect(st.conditions!.every((c) => c.lastTransitionTime === "2024-05-01T12:00:00Z" && c.observedGeneration === 1)).toBe(true);
+    expect(
+      st.conditions!.every((c) => c.lastTransitionTime === "2024-05-01T12:00:00Z" && c.observedGeneration === 1),
+    ).toBe(true);
   });
 
   test("an unchanged state recomputed later is equal to the stored status, so no write is needed", () => {
@@ -67,23 +76,47 @@ describe("computeStatus", () => {
 
   test("a condition whose status flips gets a new lastTransitionTime; the others keep theirs", () => {
     const stored = computeStatus(testApp(), deployment(), service(), [], T0);
-    const scaling = computeStatus(withStatus(testApp({ replicas: 5 }, "uid-1", 2), stored), deployment({ generation: 2, specReplicas: 5, updated: 5, available: 3 }), service(), [], T1);
+    const scaling = computeStatus(
+      withStatus(testApp({ replicas: 5 }, "uid-1", 2), stored),
+      deployment({ generation: 2, specReplicas: 5, updated: 5, available: 3 }),
+      service(),
+      [],
+      T1,
+    );
     const times = Object.fromEntries(scaling.conditions!.map((c) => [c.type, c.lastTransitionTime]));
-    expect(times).toEqual({ Available: "2024-05-01T12:00:00Z", Progressing: "2024-05-01T12:00:30Z", Degraded: "2024-05-01T12:00:00Z" });
+    expect(times).toEqual({
+      Available: "2024-05-01T12:00:00Z",
+      Progressing: "2024-05-01T12:00:30Z",
+      Degraded: "2024-05-01T12:00:00Z",
+    });
     expect(statusEqual(stored, scaling)).toBe(false);
   });
 
   test("scaling up reports Progressing RollingOut with how many replicas are ready", () => {
-    const st = computeStatus(testApp({ replicas: 5 }), deployment({ specReplicas: 5, updated: 5, available: 3 }), service(), [], T0);
+    const st = computeStatus(
+      testApp({ replicas: 5 }),
+      deployment({ specReplicas: 5, updated: 5, available: 3 }),
+      service(),
+      [],
+      T0,
+    );
     expect(byType(st).Progressing).toEqual(["True", "RollingOut", "3/5 replicas are ready"]);
     expect(byType(st).Available).toEqual(["True", "DeploymentAvailable", "3/5 replicas are ready"]);
   });
 
   test("a new image is reported first as pending, then as replicas updated", () => {
     const next = testApp({ image: "nginx:1.26" });
-    expect(byType(computeStatus(next, deployment(), service(), [], T0)).Progressing).toEqual(["True", "RollingOut", "updating to image nginx:1.26"]);
+    expect(byType(computeStatus(next, deployment(), service(), [], T0)).Progressing).toEqual([
+      "True",
+      "RollingOut",
+      "updating to image nginx:1.26",
+    ]);
     const rolling = deployment({ generation: 2, image: "nginx:1.26", replicas: 4, updated: 1 });
-    expect(byType(computeStatus(next, rolling, service(), [], T0)).Progressing).toEqual(["True", "RollingOut", "updating to image nginx:1.26: 1/3 replicas updated"]);
+    expect(byType(computeStatus(next, rolling, service(), [], T0)).Progressing).toEqual([
+      "True",
+      "RollingOut",
+      "updating to image nginx:1.26: 1/3 replicas updated",
+    ]);
   });
 
   test("old replicas still terminating keep the rollout in progress", () => {
@@ -93,46 +126,94 @@ describe("computeStatus", () => {
 
   test("a change the Deployment controller has not observed yet is in progress whatever the counts say", () => {
     const st = computeStatus(testApp(), deployment({ generation: 3, observedGeneration: 2 }), service(), [], T0);
-    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "waiting for the Deployment controller to observe the latest change"]);
+    expect(byType(st).Progressing).toEqual([
+      "True",
+      "RollingOut",
+      "waiting for the Deployment controller to observe the latest change",
+    ]);
   });
 
   test("a rollout past its progress deadline is Degraded and says where to look", () => {
     const stalled = deployment({
-      image: "nginx:nope", updated: 1, available: 3,
+      image: "nginx:nope",
+      updated: 1,
+      available: 3,
       conditions: [
         { type: "Available", status: "True", reason: "MinimumReplicasAvailable" },
-        { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: 'ReplicaSet "test-app-deployment-5d9" has timed out progressing.' },
+        {
+          type: "Progressing",
+          status: "False",
+          reason: "ProgressDeadlineExceeded",
+          message: 'ReplicaSet "test-app-deployment-5d9" has timed out progressing.',
+        },
       ],
     });
     const st = computeStatus(testApp({ image: "nginx:nope" }), stalled, service(), [], T0);
-    expect(byType(st).Progressing).toEqual(["False", "ProgressDeadlineExceeded", 'ReplicaSet "test-app-deployment-5d9" has timed out progressing.']);
+    expect(byType(st).Progressing).toEqual([
+      "False",
+      "ProgressDeadlineExceeded",
+      'ReplicaSet "test-app-deployment-5d9" has timed out progressing.',
+    ]);
     const [status, reason, message] = byType(st).Degraded!;
     expect([status, reason]).toEqual(["True", "ProgressDeadlineExceeded"]);
     expect(message).toContain("kubectl describe pods -l app=test-app,managed-by=webapp-operator");
   });
 
   test("a Deployment that cannot create pods is Degraded with its reason", () => {
-    const failing = deployment({ available: 0, replicas: 0, updated: 0, conditions: [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: 'pods "x" is forbidden: exceeded quota' }] });
+    const failing = deployment({
+      available: 0,
+      replicas: 0,
+      updated: 0,
+      conditions: [
+        {
+          type: "ReplicaFailure",
+          status: "True",
+          reason: "FailedCreate",
+          message: 'pods "x" is forbidden: exceeded quota',
+        },
+      ],
+    });
     const st = computeStatus(testApp(), failing, service(), [], T0);
-    expect(byType(st).Degraded).toEqual(["True", "ReplicaFailure", 'Deployment test-app-deployment cannot create pods: pods "x" is forbidden: exceeded quota']);
+    expect(byType(st).Degraded).toEqual([
+      "True",
+      "ReplicaFailure",
+      'Deployment test-app-deployment cannot create pods: pods "x" is forbidden: exceeded quota',
+    ]);
     expect(byType(st).Available).toEqual(["False", "DeploymentUnavailable", "0/3 replicas are ready"]);
   });
 
   test("a Service with our name that another owner controls makes the WebApp Degraded, with what to do", () => {
-    const foreign: KubeObject = { metadata: { name: "test-app-svc", namespace: "default", ownerReferences: [{ apiVersion: "v1", kind: "Other", name: "o", uid: "x", controller: true }] } };
+    const foreign: KubeObject = {
+      metadata: {
+        name: "test-app-svc",
+        namespace: "default",
+        ownerReferences: [{ apiVersion: "v1", kind: "Other", name: "o", uid: "x", controller: true }],
+      },
+    };
     const st = computeStatus(testApp(), deployment(), undefined, [resourceExistsProblem("Service", foreign)], T0);
     expect(byType(st).Degraded).toEqual([
       "True",
       "ResourceExists",
       "Service test-app-svc exists and is not controlled by this WebApp (it is controlled by Other o); delete it (kubectl delete service test-app-svc -n default) or give the WebApp another name",
     ]);
-    expect(byType(st).Available).toEqual(["False", "ServiceNotFound", "Service test-app-svc controlled by this WebApp does not exist; 3/3 replicas are ready"]);
+    expect(byType(st).Available).toEqual([
+      "False",
+      "ServiceNotFound",
+      "Service test-app-svc controlled by this WebApp does not exist; 3/3 replicas are ready",
+    ]);
   });
 
   test("an invalid spec is Degraded InvalidSpec naming the field, once even if the reconciler reports it too", () => {
-    const bad: WebAppObject = { metadata: { name: "test-app", namespace: "default", generation: 4 }, spec: { image: "nginx:1.25", replicas: 0, port: 80 } };
+    const bad: WebAppObject = {
+      metadata: { name: "test-app", namespace: "default", generation: 4 },
+      spec: { image: "nginx:1.25", replicas: 0, port: 80 },
+    };
     const st = computeStatus(bad, deployment(), service(), [], T0);
-    expect(byType(st).Degraded).toEqual(["True", "InvalidSpec", "the spec is invalid: spec.replicas: must be at least 1 (got 0)"]);
+    expect(byType(st).Degraded).toEqual([
+      "True",
+      "InvalidSpec",
+      "the spec is invalid: spec.replicas: must be at least 1 (got 0)",
+    ]);
     expect(st.observedGeneration).toBe(4);
     const reported = computeStatus(bad, deployment(), service(), [{ reason: "InvalidSpec", message: "m" }], T0);
     expect(byType(reported).Degraded).toEqual(["True", "InvalidSpec", "m"]);
@@ -141,10 +222,24 @@ describe("computeStatus", () => {
   test("before the Deployment exists the WebApp is progressing, or blocked when there are problems", () => {
     const fresh = computeStatus(testApp(), undefined, undefined, [], T0);
     expect(fresh).toMatchObject({ replicas: 0, readyReplicas: 0, availableReplicas: 0 });
-    expect(byType(fresh).Available).toEqual(["False", "DeploymentNotFound", "Deployment test-app-deployment controlled by this WebApp does not exist"]);
+    expect(byType(fresh).Available).toEqual([
+      "False",
+      "DeploymentNotFound",
+      "Deployment test-app-deployment controlled by this WebApp does not exist",
+    ]);
     expect(byType(fresh).Progressing).toEqual(["True", "RollingOut", "creating Deployment test-app-deployment"]);
-    const blocked = computeStatus(testApp(), undefined, undefined, [{ reason: "Forbidden", message: "cannot create deployments" }], T0);
-    expect(byType(blocked).Progressing).toEqual(["False", "Blocked", "cannot create the Deployment; see the Degraded condition"]);
+    const blocked = computeStatus(
+      testApp(),
+      undefined,
+      undefined,
+      [{ reason: "Forbidden", message: "cannot create deployments" }],
+      T0,
+    );
+    expect(byType(blocked).Progressing).toEqual([
+      "False",
+      "Blocked",
+      "cannot create the Deployment; see the Degraded condition",
+    ]);
     expect(byType(blocked).Degraded).toEqual(["True", "Forbidden", "cannot create deployments"]);
   });
 });
@@ -152,7 +247,13 @@ describe("computeStatus", () => {
 describe("statusEqual", () => {
   test("notices a changed count, generation or selector", () => {
     const st = computeStatus(testApp(), deployment(), service(), [], T0);
-    for (const change of [{ readyReplicas: 2 }, { observedGeneration: 2 }, { selector: "app=x" }, { replicas: 9 }, { availableReplicas: 1 }]) {
+    for (const change of [
+      { readyReplicas: 2 },
+      { observedGeneration: 2 },
+      { selector: "app=x" },
+      { replicas: 9 },
+      { availableReplicas: 1 },
+    ]) {
       expect(statusEqual(st, { ...st, ...change })).toBe(false);
     }
     expect(statusEqual(undefined, st)).toBe(false);

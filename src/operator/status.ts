@@ -55,14 +55,34 @@ export function computeStatus(
 
   const allProblems: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
-    allProblems.unshift({ reason: "InvalidSpec", message: `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}` });
+    allProblems.unshift({
+      reason: "InvalidSpec",
+      message: `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}`,
+    });
   }
 
   const conditions: ConditionState[] = [];
   const ready = `${dep?.readyReplicas ?? 0}/${desiredReplicas} replicas are ready`;
-  if (!dep) conditions.push(cond("Available", "False", "DeploymentNotFound", `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`));
-  else if (!service) conditions.push(cond("Available", "False", "ServiceNotFound", `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`));
-  else if (dep.available ?? (dep.availableReplicas >= desiredReplicas)) conditions.push(cond("Available", "True", "DeploymentAvailable", ready));
+  if (!dep)
+    conditions.push(
+      cond(
+        "Available",
+        "False",
+        "DeploymentNotFound",
+        `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
+      ),
+    );
+  else if (!service)
+    conditions.push(
+      cond(
+        "Available",
+        "False",
+        "ServiceNotFound",
+        `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`,
+      ),
+    );
+  else if (dep.available ?? dep.availableReplicas >= desiredReplicas)
+    conditions.push(cond("Available", "True", "DeploymentAvailable", ready));
   else conditions.push(cond("Available", "False", "DeploymentUnavailable", ready));
 
   const degraded: { reason: string; message: string }[] = [...allProblems];
@@ -82,7 +102,10 @@ export function computeStatus(
       });
     }
     if (dep.replicaFailure !== undefined) {
-      degraded.push({ reason: "ReplicaFailure", message: `Deployment ${deploymentName(name)} cannot create pods: ${dep.replicaFailure}` });
+      degraded.push({
+        reason: "ReplicaFailure",
+        message: `Deployment ${deploymentName(name)} cannot create pods: ${dep.replicaFailure}`,
+      });
     }
   }
   const first = degraded[0];
@@ -159,8 +182,10 @@ function readDeployment(obj: KubeObject): DeploymentView {
     availableReplicas: num(status.availableReplicas),
     available: available === undefined ? undefined : available.status === "True",
     progressDeadlineExceeded:
-      progressing?.status === "False" && progressing.reason === "ProgressDeadlineExceeded" ? str(progressing.message) ?? "" : undefined,
-    replicaFailure: failure?.status === "True" ? str(failure.message) ?? str(failure.reason) ?? "" : undefined,
+      progressing?.status === "False" && progressing.reason === "ProgressDeadlineExceeded"
+        ? (str(progressing.message) ?? "")
+        : undefined,
+    replicaFailure: failure?.status === "True" ? (str(failure.message) ?? str(failure.reason) ?? "") : undefined,
   };
 }
 
@@ -169,20 +194,33 @@ type Rollout = { state: "progressing" | "complete" | "stalled"; reason: string; 
 /** Where the Deployment's rollout stands, checked in the order kubectl rollout status uses. */
 function rollout(dep: DeploymentView, desired: number, image: string | undefined): Rollout {
   const progressing = (message: string): Rollout => ({ state: "progressing", reason: "RollingOut", message });
-  if (dep.generation > dep.observedGeneration) return progressing("waiting for the Deployment controller to observe the latest change");
+  if (dep.generation > dep.observedGeneration)
+    return progressing("waiting for the Deployment controller to observe the latest change");
   if (dep.progressDeadlineExceeded !== undefined) {
-    return { state: "stalled", reason: "ProgressDeadlineExceeded", message: dep.progressDeadlineExceeded || "progress deadline exceeded" };
+    return {
+      state: "stalled",
+      reason: "ProgressDeadlineExceeded",
+      message: dep.progressDeadlineExceeded || "progress deadline exceeded",
+    };
   }
   if (image !== undefined && dep.image !== image) return progressing(`updating to image ${image}`);
-  if (dep.specReplicas !== undefined && dep.specReplicas !== desired) return progressing(`scaling to ${desired} replicas`);
-  if (dep.updatedReplicas < desired) return progressing(`updating to image ${image}: ${dep.updatedReplicas}/${desired} replicas updated`);
-  if (dep.replicas > dep.updatedReplicas) return progressing(`${dep.replicas - dep.updatedReplicas} old replicas are terminating`);
+  if (dep.specReplicas !== undefined && dep.specReplicas !== desired)
+    return progressing(`scaling to ${desired} replicas`);
+  if (dep.updatedReplicas < desired)
+    return progressing(`updating to image ${image}: ${dep.updatedReplicas}/${desired} replicas updated`);
+  if (dep.replicas > dep.updatedReplicas)
+    return progressing(`${dep.replicas - dep.updatedReplicas} old replicas are terminating`);
   if (dep.readyReplicas < desired) return progressing(`${dep.readyReplicas}/${desired} replicas are ready`);
   if (dep.availableReplicas < desired) return progressing(`${dep.availableReplicas}/${desired} replicas are available`);
-  return { state: "complete", reason: "RolloutComplete", message: `${desired}/${desired} replicas run image ${image} and are ready` };
+  return {
+    state: "complete",
+    reason: "RolloutComplete",
+    message: `${desired}/${desired} replicas run image ${image} and are ready`,
+  };
 }
 
-const record = (x: unknown): Record<string, unknown> => (typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {});
+const record = (x: unknown): Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
 const array = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 const num = (x: unknown): number => (typeof x === "number" ? x : 0);
 const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);

@@ -107,7 +107,8 @@ export interface FakeKube extends KubeClient {
   failWith: ((method: string, rt: ResourceType, name?: string) => Error | undefined) | undefined;
 }
 
-export const objKey = (rt: ResourceType, ns: string | undefined, name: string | undefined) => `${rt.plural}/${ns ?? ""}/${name ?? ""}`;
+export const objKey = (rt: ResourceType, ns: string | undefined, name: string | undefined) =>
+  `${rt.plural}/${ns ?? ""}/${name ?? ""}`;
 
 export function createFakeKube(now: () => number = () => 0): FakeKube {
   const lists = new AnswerQueue<KubeList>();
@@ -115,12 +116,14 @@ export function createFakeKube(now: () => number = () => 0): FakeKube {
   const objects = new Map<string, KubeObject>();
   const calls: RecordedCall[] = [];
   let rvCounter = 100;
-  const record = (method: string, rt: ResourceType, args: Record<string, unknown>) => calls.push({ method, rt, at: now(), args });
+  const record = (method: string, rt: ResourceType, args: Record<string, unknown>) =>
+    calls.push({ method, rt, at: now(), args });
   const check = (method: string, rt: ResourceType, name?: string) => {
     const e = fake.failWith?.(method, rt, name);
     if (e) throw e;
   };
-  const notFound = (rt: ResourceType, name?: string) => new KubeError("NotFound", `${rt.plural} "${name}" not found`, 404);
+  const notFound = (rt: ResourceType, name?: string) =>
+    new KubeError("NotFound", `${rt.plural} "${name}" not found`, 404);
   const clone = <T>(o: T): T => structuredClone(o);
 
   const fake: FakeKube = {
@@ -156,8 +159,12 @@ export function createFakeKube(now: () => number = () => 0): FakeKube {
       record("create", rt, { obj: clone(obj) });
       check("create", rt, obj.metadata.name);
       const k = objKey(rt, obj.metadata.namespace, obj.metadata.name);
-      if (objects.has(k)) throw new KubeError("AlreadyExists", `${rt.plural} "${obj.metadata.name}" already exists`, 409);
-      const stored = { ...clone(obj), metadata: { ...clone(obj.metadata), resourceVersion: String(++rvCounter), uid: `uid-${rvCounter}` } };
+      if (objects.has(k))
+        throw new KubeError("AlreadyExists", `${rt.plural} "${obj.metadata.name}" already exists`, 409);
+      const stored = {
+        ...clone(obj),
+        metadata: { ...clone(obj.metadata), resourceVersion: String(++rvCounter), uid: `uid-${rvCounter}` },
+      };
       objects.set(k, stored);
       return clone(stored) as T;
     },
@@ -168,7 +175,11 @@ export function createFakeKube(now: () => number = () => 0): FakeKube {
       const cur = objects.get(k);
       if (!cur) throw notFound(rt, obj.metadata.name);
       if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== cur.metadata.resourceVersion) {
-        throw new KubeError("Conflict", `the object has been modified; please apply your changes to the latest version`, 409);
+        throw new KubeError(
+          "Conflict",
+          `the object has been modified; please apply your changes to the latest version`,
+          409,
+        );
       }
       const stored = { ...clone(obj), metadata: { ...clone(obj.metadata), resourceVersion: String(++rvCounter) } };
       objects.set(k, stored);
@@ -177,13 +188,23 @@ export function createFakeKube(now: () => number = () => 0): FakeKube {
     async replaceStatus() {
       throw new Error("fake: replaceStatus is not scripted");
     },
-    async patch<T extends KubeObject>(rt: ResourceType, name: string, ns: string | undefined, patch: unknown, type: string) {
+    async patch<T extends KubeObject>(
+      rt: ResourceType,
+      name: string,
+      ns: string | undefined,
+      patch: unknown,
+      type: string,
+    ) {
       record("patch", rt, { name, namespace: ns, patch: clone(patch), type });
       check("patch", rt, name);
       const k = objKey(rt, ns, name);
       const cur = objects.get(k);
       if (!cur) throw notFound(rt, name);
-      const stored = { ...cur, ...(patch as object), metadata: { ...cur.metadata, resourceVersion: String(++rvCounter) } } as KubeObject;
+      const stored = {
+        ...cur,
+        ...(patch as object),
+        metadata: { ...cur.metadata, resourceVersion: String(++rvCounter) },
+      } as KubeObject;
       objects.set(k, stored);
       return clone(stored) as T;
     },

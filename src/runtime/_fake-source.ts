@@ -14,16 +14,19 @@ export function recordingLogger(): Logger & { lines: string[] } {
 export function fakeSource<T>(items: T[] = [], synced = true) {
   const handlers = new Set<(e: SourceEvent<T>) => void>();
   let isSynced = synced;
-  const source: EventSource<T> & { emit(e: SourceEvent<T>): void; setSynced(v: boolean): void; subscribers(): number } = {
-    onEvent(h) {
-      handlers.add(h);
-      return () => void handlers.delete(h);
-    },
-    hasSynced: () => isSynced,
-    list: () => items,
-    emit: (e) => handlers.forEach((h) => h(e)),
-    setSynced: (v) => void (isSynced = v),
-    subscribers: () => handlers.size,
-  };
+  const source: EventSource<T> & { emit(e: SourceEvent<T>): void; setSynced(v: boolean): void; subscribers(): number } =
+    {
+      onEvent(h) {
+        handlers.add(h);
+        return () => void handlers.delete(h);
+      },
+      hasSynced: () => isSynced,
+      list: () => items,
+      emit: (e) => {
+        for (const h of handlers) h(e);
+      },
+      setSynced: (v) => void (isSynced = v),
+      subscribers: () => handlers.size,
+    };
   return source;
 }

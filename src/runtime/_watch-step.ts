@@ -84,7 +84,9 @@ export async function step<T extends KubeObject>(s: WatchState<T>, ctx: StepCont
       const cont = s.kind === "listing" ? s.continueToken : undefined;
       const r = await race(
         ctx.client.list<T>(ctx.rt, { ...selectors(ctx), limit: ctx.pageSize, continue: cont, signal: ctx.signal }),
-        ctx.clock, undefined, ctx.signal,
+        ctx.clock,
+        undefined,
+        ctx.signal,
       );
       if (r.kind === "aborted") return { next: s, outcome: { kind: "aborted" } };
       if (r.kind !== "value") {
@@ -98,9 +100,16 @@ export async function step<T extends KubeObject>(s: WatchState<T>, ctx: StepCont
       const buffer = s.kind === "listing" ? s.buffer : [];
       for (const item of page.items) buffer.push(withTypeMeta(item, ctx.rt));
       if (page.metadata.continue) {
-        return { next: { kind: "listing", rv, continueToken: page.metadata.continue, buffer }, outcome: { kind: "page" } };
+        return {
+          next: { kind: "listing", rv, continueToken: page.metadata.continue, buffer },
+          outcome: { kind: "page" },
+        };
       }
-      return { next: { kind: "listed", rv }, outcome: { kind: "listed" }, event: { type: "init-done", objects: buffer, resourceVersion: rv } };
+      return {
+        next: { kind: "listed", rv },
+        outcome: { kind: "listed" },
+        event: { type: "init-done", objects: buffer, resourceVersion: rv },
+      };
     }
     case "listed": {
       const abort = new AbortController();
@@ -113,13 +122,23 @@ export async function step<T extends KubeObject>(s: WatchState<T>, ctx: StepCont
           timeoutSeconds: ctx.timeoutSeconds(),
           signal: abort.signal,
         }),
-        ctx.clock, ctx.inactivityMs, ctx.signal,
+        ctx.clock,
+        ctx.inactivityMs,
+        ctx.signal,
       );
       if (r.kind !== "value") {
         unlink();
         abort.abort();
         if (r.kind === "aborted") return { next: s, outcome: { kind: "aborted" } };
-        if (r.kind === "timeout") return { next: s, outcome: { kind: "failed", phase: "open", cause: new Error(`no answer to WATCH within ${ctx.inactivityMs} ms`) } };
+        if (r.kind === "timeout")
+          return {
+            next: s,
+            outcome: {
+              kind: "failed",
+              phase: "open",
+              cause: new Error(`no answer to WATCH within ${ctx.inactivityMs} ms`),
+            },
+          };
         if (isGone(r.cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause: r.cause } };
         return { next: s, outcome: { kind: "failed", phase: "open", cause: r.cause } };
       }
@@ -149,13 +168,25 @@ export async function step<T extends KubeObject>(s: WatchState<T>, ctx: StepCont
       }
       const ev = r.value.value;
       const stream = { ...s.stream, received: s.stream.received + 1 };
-      const advanced = (obj: KubeObject): WatchState<T> => ({ kind: "watching", rv: obj.metadata?.resourceVersion || s.rv, stream });
+      const advanced = (obj: KubeObject): WatchState<T> => ({
+        kind: "watching",
+        rv: obj.metadata?.resourceVersion || s.rv,
+        stream,
+      });
       switch (ev.type) {
         case "ADDED":
         case "MODIFIED":
-          return { next: advanced(ev.object), outcome: { kind: "received" }, event: { type: "apply", object: withTypeMeta(ev.object, ctx.rt) } };
+          return {
+            next: advanced(ev.object),
+            outcome: { kind: "received" },
+            event: { type: "apply", object: withTypeMeta(ev.object, ctx.rt) },
+          };
         case "DELETED":
-          return { next: advanced(ev.object), outcome: { kind: "received" }, event: { type: "delete", object: withTypeMeta(ev.object, ctx.rt) } };
+          return {
+            next: advanced(ev.object),
+            outcome: { kind: "received" },
+            event: { type: "delete", object: withTypeMeta(ev.object, ctx.rt) },
+          };
         case "BOOKMARK":
           return { next: advanced(ev.object), outcome: { kind: "received" } };
         case "ERROR": {
@@ -208,7 +239,11 @@ function link(parent: AbortSignal, child: AbortController): () => void {
   return () => parent.removeEventListener("abort", onAbort);
 }
 
-type Raced<V> = { kind: "value"; value: V } | { kind: "error"; cause: unknown } | { kind: "timeout" } | { kind: "aborted" };
+type Raced<V> =
+  | { kind: "value"; value: V }
+  | { kind: "error"; cause: unknown }
+  | { kind: "timeout" }
+  | { kind: "aborted" };
 
 /** Settles with the first of: the promise, the clock timeout (if ms given), the signal. Never rejects. */
 export function race<V>(p: Promise<V>, clock: Clock, ms: number | undefined, signal: AbortSignal): Promise<Raced<V>> {
@@ -223,7 +258,10 @@ export function race<V>(p: Promise<V>, clock: Clock, ms: number | undefined, sig
       resolve(r);
     };
     const onAbort = () => finish({ kind: "aborted" });
-    p.then((value) => finish({ kind: "value", value }), (cause: unknown) => finish({ kind: "error", cause }));
+    p.then(
+      (value) => finish({ kind: "value", value }),
+      (cause: unknown) => finish({ kind: "error", cause }),
+    );
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     if (ms !== undefined && !settled) timer = clock.setTimeout(() => finish({ kind: "timeout" }), ms);

@@ -9,7 +9,14 @@ import { controllerOwnerKey, enqueueForOwner, groupOf } from "./source.ts";
 const WEBAPP = { group: "platform.example.com", kind: "WebApp" };
 
 function owner(name: string, extra: Partial<OwnerReference> = {}): OwnerReference {
-  return { apiVersion: "platform.example.com/v1", kind: "WebApp", name, uid: `uid-${name}`, controller: true, ...extra };
+  return {
+    apiVersion: "platform.example.com/v1",
+    kind: "WebApp",
+    name,
+    uid: `uid-${name}`,
+    controller: true,
+    ...extra,
+  };
 }
 function obj(namespace: string, name: string, ownerReferences?: OwnerReference[]): KubeObject {
   return { metadata: { namespace, name, ...(ownerReferences ? { ownerReferences } : {}) } };
@@ -24,7 +31,9 @@ function setup() {
   const ctrl = controllerBuilder()
     .for(webapps, WEBAPP)
     .owns(deployments)
-    .watches(configMaps, (cm) => (cm.metadata.labels?.app ? [`${cm.metadata.namespace}/${cm.metadata.labels.app}`] : []))
+    .watches(configMaps, (cm) =>
+      cm.metadata.labels?.app ? [`${cm.metadata.namespace}/${cm.metadata.labels.app}`] : [],
+    )
     .build({
       name: "webapp",
       clock,
@@ -48,7 +57,11 @@ describe("controller builder", () => {
   test("owns() maps a child to its controller owner's key, including on delete", async () => {
     const t = setup();
     await t.ctrl.start();
-    t.deployments.emit({ type: "update", object: obj("ns", "a-web", [owner("a")]), old: obj("ns", "a-web", [owner("a")]) });
+    t.deployments.emit({
+      type: "update",
+      object: obj("ns", "a-web", [owner("a")]),
+      old: obj("ns", "a-web", [owner("a")]),
+    });
     await t.clock.settle();
     t.deployments.emit({ type: "delete", object: obj("ns", "b-web", [owner("b")]) });
     await t.clock.settle();
@@ -87,15 +100,19 @@ describe("controller builder", () => {
   });
 
   test("build() without for() says what is missing", () => {
-    expect(() => controllerBuilder().build({ name: "x", logger: recordingLogger(), reconcile: async () => done() }))
-      .toThrow(/call for\(source, kind\) before build\(\)/);
+    expect(() =>
+      controllerBuilder().build({ name: "x", logger: recordingLogger(), reconcile: async () => done() }),
+    ).toThrow(/call for\(source, kind\) before build\(\)/);
   });
 });
 
 describe("owner mapping", () => {
   test("an update whose controller owner changed enqueues both owners", () => {
     const keys: string[] = [];
-    enqueueForOwner(WEBAPP)({ type: "update", old: obj("ns", "d", [owner("old")]), object: obj("ns", "d", [owner("new")]) }, (k) => keys.push(k));
+    enqueueForOwner(WEBAPP)(
+      { type: "update", old: obj("ns", "d", [owner("old")]), object: obj("ns", "d", [owner("new")]) },
+      (k) => keys.push(k),
+    );
     expect(keys).toEqual(["ns/old", "ns/new"]);
   });
 
@@ -104,7 +121,9 @@ describe("owner mapping", () => {
   });
 
   test("owner references match on group and kind, whatever the version", () => {
-    expect(controllerOwnerKey(obj("ns", "d", [owner("a", { apiVersion: "platform.example.com/v2beta1" })]), WEBAPP)).toBe("ns/a");
+    expect(
+      controllerOwnerKey(obj("ns", "d", [owner("a", { apiVersion: "platform.example.com/v2beta1" })]), WEBAPP),
+    ).toBe("ns/a");
     expect(groupOf("v1")).toBe("");
     expect(groupOf("apps/v1")).toBe("apps");
   });

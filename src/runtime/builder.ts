@@ -44,7 +44,10 @@ export function controllerBuilder(): ControllerBuilder {
       return builder;
     },
     owns(source) {
-      watches.push({ source: source as EventSource<never>, handler: (kind) => enqueueForOwner(kind) as EventHandler<never> });
+      watches.push({
+        source: source as EventSource<never>,
+        handler: (kind) => enqueueForOwner(kind) as EventHandler<never>,
+      });
       return builder;
     },
     watches(source, map) {
@@ -52,7 +55,10 @@ export function controllerBuilder(): ControllerBuilder {
       return builder;
     },
     build(options) {
-      if (!primary) throw new Error("controllerBuilder: call for(source, kind) before build(): a controller needs the kind it reconciles");
+      if (!primary)
+        throw new Error(
+          "controllerBuilder: call for(source, kind) before build(): a controller needs the kind it reconciles",
+        );
       const { resync, ...controllerOptions } = options;
       const ctrl = createController(controllerOptions);
       const { source, kind } = primary;

@@ -79,7 +79,7 @@ describe("real clock", () => {
   test("setTimeout fires after the delay and clearTimeout cancels", async () => {
     let fired = 0;
     const t = realClock.setTimeout(() => fired++, 1);
-    const cancelled = realClock.setTimeout(() => fired += 100, 1);
+    const cancelled = realClock.setTimeout(() => (fired += 100), 1);
     realClock.clearTimeout(cancelled);
     await realClock.sleep(20);
     expect(fired).toBe(1);
@@ -100,7 +100,9 @@ describe("repeatJittered", () => {
     const clock = createFakeClock();
     const randoms = [0, 1 - 1e-12, 0.5];
     const at: number[] = [];
-    const stop = repeatJittered(clock, { everyMs: 1_000, jitter: 0.1, random: () => randoms.shift() ?? 0.5 }, () => at.push(clock.now()));
+    const stop = repeatJittered(clock, { everyMs: 1_000, jitter: 0.1, random: () => randoms.shift() ?? 0.5 }, () =>
+      at.push(clock.now()),
+    );
     await clock.advance(3_000);
     expect(at.map(Math.round)).toEqual([900, 2_000, 3_000]);
     stop();

@@ -79,13 +79,16 @@ export function repeatJittered(
   let stopped = false;
   let timer: ClockTimer | undefined;
   const schedule = (): void => {
-    timer = clock.setTimeout(() => {
-      try {
-        fn();
-      } finally {
-        if (!stopped) schedule(); // a throwing fn does not end the repetition
-      }
-    }, everyMs * (1 - jitter + 2 * jitter * random()));
+    timer = clock.setTimeout(
+      () => {
+        try {
+          fn();
+        } finally {
+          if (!stopped) schedule(); // a throwing fn does not end the repetition
+        }
+      },
+      everyMs * (1 - jitter + 2 * jitter * random()),
+    );
   };
   schedule();
   return () => {

@@ -22,7 +22,10 @@ function setup(reconcile: Reconcile, opts: Partial<ControllerOptions> = {}) {
   const ctrl = createController({ name: "t", reconcile, clock, metrics, logger, ...opts });
   /** The value of one series in the exposition, e.g. 'controller_runtime_reconcile_errors_total{controller="t"}'. */
   const value = (series: string): number => {
-    const line = metrics.expose().split("\n").find((l) => l.startsWith(`${series} `));
+    const line = metrics
+      .expose()
+      .split("\n")
+      .find((l) => l.startsWith(`${series} `));
     return Number(line?.slice(series.length + 1));
   };
   const total = (result: string) => value(`controller_runtime_reconcile_total{controller="t",result="${result}"}`);
@@ -45,7 +48,9 @@ describe("controller: outcomes", () => {
     expect(t.total("error")).toBe(3);
     expect(t.total("success")).toBe(1);
     expect(t.value('controller_runtime_reconcile_errors_total{controller="t"}')).toBe(3);
-    expect(t.logger.lines.filter((l) => l.startsWith("error:"))[2]).toContain("(attempt 3); retrying in 20 ms: conflict");
+    expect(t.logger.lines.filter((l) => l.startsWith("error:"))[2]).toContain(
+      "(attempt 3); retrying in 20 ms: conflict",
+    );
     failures = 1;
     t.ctrl.enqueue("ns/a");
     await t.clock.advance(1_000);
@@ -101,7 +106,9 @@ describe("controller: outcomes", () => {
     expect(t.value('controller_runtime_reconcile_panics_total{controller="t"}')).toBe(2);
     expect(t.total("error")).toBe(2);
     expect(t.total("success")).toBe(1);
-    expect(t.logger.lines.some((l) => l.includes('reconcile returned {"kind":"nope"}; return done() or requeueAfter(ms)'))).toBe(true);
+    expect(
+      t.logger.lines.some((l) => l.includes('reconcile returned {"kind":"nope"}; return done() or requeueAfter(ms)')),
+    ).toBe(true);
     await t.ctrl.stop();
   });
 
@@ -112,10 +119,12 @@ describe("controller: outcomes", () => {
       (_req, signal) => {
         calls++;
         if (calls > 1) return Promise.resolve(done());
-        return new Promise((resolve) => signal.addEventListener("abort", () => {
-          reasons.push(signal.reason);
-          resolve(done()); // even a "done" after the timeout counts as an error
-        }));
+        return new Promise((resolve) =>
+          signal.addEventListener("abort", () => {
+            reasons.push(signal.reason);
+            resolve(done()); // even a "done" after the timeout counts as an error
+          }),
+        );
       },
       { reconcileTimeoutMs: 1_000 },
     );
@@ -152,13 +161,16 @@ describe("controller: concurrency", () => {
     let running = 0;
     let peak = 0;
     const gates: Array<() => void> = [];
-    const t = setup(async () => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise<void>((r) => gates.push(r));
-      running--;
-      return done();
-    }, { concurrency: 2 });
+    const t = setup(
+      async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise<void>((r) => gates.push(r));
+        running--;
+        return done();
+      },
+      { concurrency: 2 },
+    );
     for (const k of ["a", "b", "c", "d", "e"]) t.ctrl.enqueue(k);
     await t.ctrl.start();
     await t.clock.settle();
@@ -180,14 +192,17 @@ describe("controller: concurrency", () => {
     let running = 0;
     let peak = 0;
     let calls = 0;
-    const t = setup(async () => {
-      calls++;
-      running++;
-      peak = Math.max(peak, running);
-      if (calls === 1) await gate.promise;
-      running--;
-      return done();
-    }, { concurrency: 4 });
+    const t = setup(
+      async () => {
+        calls++;
+        running++;
+        peak = Math.max(peak, running);
+        if (calls === 1) await gate.promise;
+        running--;
+        return done();
+      },
+      { concurrency: 4 },
+    );
     t.ctrl.enqueue("ns/a");
     await t.ctrl.start();
     await t.clock.settle();
@@ -235,7 +250,9 @@ describe("controller: lifecycle", () => {
 
   test("a reconcile still running when the grace period ends is aborted and stop returns", async () => {
     let reason: unknown;
-    const t = setup((_req, signal) => new Promise<Outcome>(() => signal.addEventListener("abort", () => (reason = signal.reason))));
+    const t = setup(
+      (_req, signal) => new Promise<Outcome>(() => signal.addEventListener("abort", () => (reason = signal.reason))),
+    );
     t.ctrl.enqueue("a");
     await t.ctrl.start();
     await t.clock.settle();
@@ -246,7 +263,9 @@ describe("controller: lifecycle", () => {
     await t.clock.advance(1);
     await stopping;
     expect(String(reason)).toContain('controller "t" is stopping');
-    expect(t.logger.lines.some((l) => l.startsWith("warn:") && l.includes("still running after the 1000 ms grace period"))).toBe(true);
+    expect(
+      t.logger.lines.some((l) => l.startsWith("warn:") && l.includes("still running after the 1000 ms grace period")),
+    ).toBe(true);
   });
 
   test("start waits for watched sources to sync; events that arrive meanwhile are queued", async () => {
@@ -271,9 +290,14 @@ describe("controller: lifecycle", () => {
     const t = setup(async () => done(), { cacheSyncTimeoutMs: 5_000 });
     t.ctrl.watch(fakeSource([], false), () => {});
     const starting = t.ctrl.start();
-    const outcome = starting.then(() => "started", (e: Error) => e.message);
+    const outcome = starting.then(
+      () => "started",
+      (e: Error) => e.message,
+    );
     await t.clock.advance(5_000);
-    expect(await outcome).toContain("did not sync within 5000 ms; check that the API server is reachable and that RBAC allows list and watch");
+    expect(await outcome).toContain(
+      "did not sync within 5000 ms; check that the API server is reachable and that RBAC allows list and watch",
+    );
     expect(t.ctrl.status()).toBe("stopped");
   });
 
@@ -290,7 +314,11 @@ describe("controller: lifecycle", () => {
     src.emit({ type: "add", object: "good" });
     await t.clock.settle();
     expect(seen).toEqual(["good"]);
-    expect(t.logger.lines.some((l) => l.includes("an event handler failed on a add event; the event was dropped: cannot map"))).toBe(true);
+    expect(
+      t.logger.lines.some((l) =>
+        l.includes("an event handler failed on a add event; the event was dropped: cannot map"),
+      ),
+    ).toBe(true);
     await t.ctrl.stop();
   });
 

@@ -116,7 +116,8 @@ class ControllerImpl implements Controller {
   constructor(o: ControllerOptions) {
     if (!o.name) throw new RangeError("createController: give the controller a name");
     const concurrency = o.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`controller "${o.name}": concurrency must be an integer >= 1, got ${concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`controller "${o.name}": concurrency must be an integer >= 1, got ${concurrency}`);
     this.name = o.name;
     this.#reconcile = o.reconcile;
     this.#concurrency = concurrency;
@@ -144,7 +145,10 @@ class ControllerImpl implements Controller {
       try {
         handler(e, enqueue);
       } catch (err) {
-        this.#log.error(`[${this.name}] an event handler failed on a ${e.type} event; the event was dropped: ${messageOf(err)}`, err);
+        this.#log.error(
+          `[${this.name}] an event handler failed on a ${e.type} event; the event was dropped: ${messageOf(err)}`,
+          err,
+        );
       }
     });
     this.#sources.push(source as EventSource<unknown>);
@@ -175,7 +179,8 @@ class ControllerImpl implements Controller {
   }
 
   async start(): Promise<void> {
-    if (this.#status !== "idle") throw new Error(`controller "${this.name}" was already started; create a new controller to start again`);
+    if (this.#status !== "idle")
+      throw new Error(`controller "${this.name}" was already started; create a new controller to start again`);
     this.#status = "syncing";
     this.#metrics.maxConcurrent(this.#concurrency);
     this.#metrics.activeWorkers(0);
@@ -184,7 +189,9 @@ class ControllerImpl implements Controller {
       if (this.#stopping.signal.aborted) return;
       if (this.#syncTimeoutMs > 0 && this.#clock.now() - began >= this.#syncTimeoutMs) {
         await this.stop({ graceMs: 0 });
-        throw new Error(`controller "${this.name}": its watched resources did not sync within ${this.#syncTimeoutMs} ms; check that the API server is reachable and that RBAC allows list and watch on them`);
+        throw new Error(
+          `controller "${this.name}": its watched resources did not sync within ${this.#syncTimeoutMs} ms; check that the API server is reachable and that RBAC allows list and watch on them`,
+        );
       }
       await this.#clock.sleep(SYNC_POLL_MS, this.#stopping.signal);
     }
@@ -218,14 +225,18 @@ class ControllerImpl implements Controller {
     this.#cleanups.clear();
     this.#queue.shutDown();
     if (wasRunning) {
-      this.#log.info(`[${this.name}] stopping; waiting up to ${graceMs} ms for ${this.#inFlight.size} reconcile(s) in flight`);
+      this.#log.info(
+        `[${this.name}] stopping; waiting up to ${graceMs} ms for ${this.#inFlight.size} reconcile(s) in flight`,
+      );
       const grace = new AbortController();
       const finished = Promise.all(this.#workers).then(() => true);
       const expired = this.#clock.sleep(graceMs, grace.signal).then(() => false);
       const inTime = await Promise.race([finished, expired]);
       grace.abort();
       if (!inTime) {
-        this.#log.warn(`[${this.name}] ${this.#inFlight.size} reconcile(s) still running after the ${graceMs} ms grace period; aborting them`);
+        this.#log.warn(
+          `[${this.name}] ${this.#inFlight.size} reconcile(s) still running after the ${graceMs} ms grace period; aborting them`,
+        );
         for (const ac of this.#inFlight) ac.abort(new Error(`controller "${this.name}" is stopping`));
       }
     }
@@ -257,12 +268,13 @@ class ControllerImpl implements Controller {
     this.#inFlight.add(ac);
     const started = this.#clock.now();
     let timeout: ReconcileTimeoutError | undefined;
-    const timer = this.#timeoutMs > 0
-      ? this.#clock.setTimeout(() => {
-        timeout = new ReconcileTimeoutError(req.key, this.#timeoutMs);
-        ac.abort(timeout);
-      }, this.#timeoutMs)
-      : undefined;
+    const timer =
+      this.#timeoutMs > 0
+        ? this.#clock.setTimeout(() => {
+            timeout = new ReconcileTimeoutError(req.key, this.#timeoutMs);
+            ac.abort(timeout);
+          }, this.#timeoutMs)
+        : undefined;
     let settled: Settled;
     try {
       settled = settleReturned(await this.#reconcile(req, ac.signal));
@@ -296,7 +308,10 @@ class ControllerImpl implements Controller {
         this.#metrics.terminalError();
         this.#metrics.error();
         this.#metrics.reconciled("error", seconds);
-        this.#log.error(`[${this.name}] reconcile of ${key} failed and will not be retried until it changes: ${s.error.message}`, s.error);
+        this.#log.error(
+          `[${this.name}] reconcile of ${key} failed and will not be retried until it changes: ${s.error.message}`,
+          s.error,
+        );
         return;
       case "error": {
         if (s.panic) this.#metrics.panic();
@@ -306,7 +321,10 @@ class ControllerImpl implements Controller {
         this.#metrics.reconciled("error", seconds);
         const what = s.panic ? "crashed (a bug in the reconciler)" : "failed";
         const next = this.#queue.shuttingDown() ? "not retried: the controller is stopping" : `retrying in ${delay} ms`;
-        this.#log.error(`[${this.name}] reconcile of ${key} ${what} (attempt ${attempt}); ${next}: ${messageOf(s.error)}`, s.error);
+        this.#log.error(
+          `[${this.name}] reconcile of ${key} ${what} (attempt ${attempt}); ${next}: ${messageOf(s.error)}`,
+          s.error,
+        );
         return;
       }
     }

@@ -18,7 +18,15 @@ function setup(extra: Partial<EventRecorderOptions> = {}) {
   const kube = createFakeKube(() => clock.now());
   const debug: string[] = [];
   const logger: Logger = { debug: (m) => void debug.push(m), info() {}, warn() {}, error() {} };
-  const rec = createEventRecorder(kube, { clock, logger, component: "webapp-operator", reportingController: "devctl.dev/webapp-operator", reportingInstance: "pod-1", random: () => 0.5, ...extra });
+  const rec = createEventRecorder(kube, {
+    clock,
+    logger,
+    component: "webapp-operator",
+    reportingController: "devctl.dev/webapp-operator",
+    reportingInstance: "pod-1",
+    random: () => 0.5,
+    ...extra,
+  });
   const calls = (m: string) => kube.calls.filter((c) => c.method === m);
   return { clock, kube, rec, debug, calls };
 }
@@ -34,7 +42,14 @@ describe("event recorder", () => {
     expect(ev.metadata.name).toMatch(/^web\.[0-9a-f]{16}$/);
     expect(ev).toMatchObject({
       metadata: { namespace: "shop" },
-      involvedObject: { apiVersion: "devctl.dev/v1alpha1", kind: "WebApp", name: "web", namespace: "shop", uid: "uid-web", resourceVersion: "42" },
+      involvedObject: {
+        apiVersion: "devctl.dev/v1alpha1",
+        kind: "WebApp",
+        name: "web",
+        namespace: "shop",
+        uid: "uid-web",
+        resourceVersion: "42",
+      },
       type: "Normal",
       reason: "Created",
       message: "created Deployment shop/web",
@@ -61,7 +76,10 @@ describe("event recorder", () => {
       [name, { count: 2, lastTimestamp: "2024-05-01T12:01:00Z" }],
       [name, { count: 3, lastTimestamp: "2024-05-01T12:02:00Z" }],
     ]);
-    expect(t.kube.objects.get(objKey(EVENT, "shop", name))).toMatchObject({ count: 3, firstTimestamp: "2024-05-01T12:00:00Z" });
+    expect(t.kube.objects.get(objKey(EVENT, "shop", name))).toMatchObject({
+      count: 3,
+      firstTimestamp: "2024-05-01T12:00:00Z",
+    });
   });
 
   test("repeats recorded back to back, before the first write finished, still aggregate", async () => {
@@ -132,7 +150,12 @@ describe("event recorder", () => {
 
   test("events about a cluster-scoped object go to the default namespace, long messages are cut", async () => {
     const t = setup();
-    t.rec.event({ apiVersion: "v1", kind: "Node", metadata: { name: "n1", uid: "u" } }, "Normal", "Seen", "m".repeat(2000));
+    t.rec.event(
+      { apiVersion: "v1", kind: "Node", metadata: { name: "n1", uid: "u" } },
+      "Normal",
+      "Seen",
+      "m".repeat(2000),
+    );
     await t.rec.flush();
     const ev = t.calls("create")[0]!.args.obj as KubeObject & { message: string };
     expect(ev.metadata.namespace).toBe("default");

@@ -108,7 +108,13 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
     return true;
   }
 
-  async function write(key: string, obj: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+  async function write(
+    key: string,
+    obj: InvolvedObject,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): Promise<void> {
     const now = clock.now();
     const prev = written.get(key);
     if (prev && now - prev.lastAt < windowMs) {
@@ -129,11 +135,23 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
       apiVersion: "v1",
       kind: "Event",
       metadata: { name, namespace },
-      involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+      involvedObject: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+      },
       type,
       reason,
-      message: message.length > EVENT_DEFAULTS.messageLimit ? `${message.slice(0, EVENT_DEFAULTS.messageLimit - 3)}...` : message,
-      source: opts.reportingInstance ? { component: opts.component, host: opts.reportingInstance } : { component: opts.component },
+      message:
+        message.length > EVENT_DEFAULTS.messageLimit
+          ? `${message.slice(0, EVENT_DEFAULTS.messageLimit - 3)}...`
+          : message,
+      source: opts.reportingInstance
+        ? { component: opts.component, host: opts.reportingInstance }
+        : { component: opts.component },
       firstTimestamp: time(now),
       lastTimestamp: time(now),
       count: 1,
@@ -152,14 +170,20 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
         const m = obj.metadata;
         const objKey = m.uid || `${obj.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
         if (!allowed(objKey, now)) {
-          logger.debug(`event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: dropped by the rate limit`);
+          logger.debug(
+            `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: dropped by the rate limit`,
+          );
           return;
         }
         while (buckets.size > EVENT_DEFAULTS.cacheSize) buckets.delete(buckets.keys().next().value!);
         const key = JSON.stringify([objKey, type, reason, message]);
         const p = (chains.get(key) ?? Promise.resolve())
           .then(() => write(key, obj, type, reason, message))
-          .catch((e: unknown) => logger.debug(`event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${e instanceof Error ? e.message : String(e)}`));
+          .catch((e: unknown) =>
+            logger.debug(
+              `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${e instanceof Error ? e.message : String(e)}`,
+            ),
+          );
         chains.set(key, p);
         pending.add(p);
         void p.finally(() => {
@@ -190,5 +214,10 @@ function time(ms: number): string {
 
 /** 16 hex digits: the time in ms (11) and 20 random bits (5), like client-go's `%x` of UnixNano. */
 function hex(now: number, random: () => number): string {
-  return Math.floor(now).toString(16).padStart(11, "0").slice(-11) + Math.floor(random() * 0x100000).toString(16).padStart(5, "0");
+  return (
+    Math.floor(now).toString(16).padStart(11, "0").slice(-11) +
+    Math.floor(random() * 0x100000)
+      .toString(16)
+      .padStart(5, "0")
+  );
 }

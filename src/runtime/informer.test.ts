@@ -8,11 +8,19 @@ import type { KubeList, KubeObject, ResourceType } from "../kube/types.ts";
 
 const RT: ResourceType = { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true };
 const obj = (name: string, rv: string, ns = "ns", owner?: string): KubeObject => ({
-  metadata: { name, namespace: ns, resourceVersion: rv, ownerReferences: owner ? [{ apiVersion: "x/v1", kind: "WebApp", name: "w", uid: owner, controller: true }] : undefined },
+  metadata: {
+    name,
+    namespace: ns,
+    resourceVersion: rv,
+    ownerReferences: owner
+      ? [{ apiVersion: "x/v1", kind: "WebApp", name: "w", uid: owner, controller: true }]
+      : undefined,
+  },
 });
 const page = (items: KubeObject[], rv: string): KubeList => ({ metadata: { resourceVersion: rv }, items });
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const summary = (e: SourceEvent<KubeObject>) => `${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`;
+const summary = (e: SourceEvent<KubeObject>) =>
+  `${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`;
 
 function setup(namespace?: string) {
   const clock = createFakeClock(0);
@@ -30,7 +38,9 @@ describe("informer", () => {
   test("handlers are called after the store holds the change", async () => {
     const t = setup();
     const cachedAtCall: (string | undefined)[] = [];
-    t.informer.onEvent((e) => void cachedAtCall.push(t.informer.get(`ns/${e.object.metadata.name}`)?.metadata.resourceVersion));
+    t.informer.onEvent(
+      (e) => void cachedAtCall.push(t.informer.get(`ns/${e.object.metadata.name}`)?.metadata.resourceVersion),
+    );
     const done = t.informer.start(t.ctl.signal);
     t.kube.answerList(page([obj("a", "1")], "10"));
     const s = new WatchScript();
@@ -76,7 +86,12 @@ describe("informer", () => {
     t.kube.answerWatch(new WatchScript());
     await t.clock.settle();
     expect(t.seen).toEqual(["add a@1", "add b@2", "add c@30", "delete b@2"]);
-    expect(t.informer.list().map((o) => o.metadata.name).sort()).toEqual(["a", "c"]);
+    expect(
+      t.informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(["a", "c"]);
     expect(t.informer.hasSynced()).toBe(true);
     t.ctl.abort();
     await done;

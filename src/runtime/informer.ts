@@ -39,7 +39,8 @@ export interface Informer<T extends KubeObject> extends EventSource<T> {
   readonly description: string;
 }
 
-export interface InformerOptions extends Pick<WatcherOptions, "pageSize" | "timeoutSeconds" | "inactivityMs" | "backoff" | "random" | "onOutcome"> {
+export interface InformerOptions
+  extends Pick<WatcherOptions, "pageSize" | "timeoutSeconds" | "inactivityMs" | "backoff" | "random" | "onOutcome"> {
   clock: Clock;
   logger: Logger;
   /** Watch one namespace only (namespaced types). Default: all namespaces. */
@@ -50,7 +51,11 @@ export interface InformerOptions extends Pick<WatcherOptions, "pageSize" | "time
   freeze?: boolean;
 }
 
-export function createInformer<T extends KubeObject>(client: KubeClient, rt: ResourceType, opts: InformerOptions): Informer<T> {
+export function createInformer<T extends KubeObject>(
+  client: KubeClient,
+  rt: ResourceType,
+  opts: InformerOptions,
+): Informer<T> {
   const store = createStore<T>({ freeze: opts.freeze });
   const watcher = createWatcher<T>(client, rt, opts);
   const description = describeWatch(rt, opts.namespace);
@@ -59,12 +64,15 @@ export function createInformer<T extends KubeObject>(client: KubeClient, rt: Res
   let synced = false;
 
   const dispatch = (d: Delta<T>) => {
-    const e: SourceEvent<T> = d.old === undefined ? { type: d.type, object: d.object } : { type: d.type, object: d.object, old: d.old };
+    const e: SourceEvent<T> =
+      d.old === undefined ? { type: d.type, object: d.object } : { type: d.type, object: d.object, old: d.old };
     for (const h of [...handlers]) {
       try {
         h(e);
       } catch (err) {
-        opts.logger.error(`event handler of the informer for ${description} failed: ${err instanceof Error ? err.message : String(err)}`);
+        opts.logger.error(
+          `event handler of the informer for ${description} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
   };
@@ -101,7 +109,9 @@ export function createInformer<T extends KubeObject>(client: KubeClient, rt: Res
           try {
             handler({ type: "add", object });
           } catch (err) {
-            opts.logger.error(`event handler of the informer for ${description} failed: ${err instanceof Error ? err.message : String(err)}`);
+            opts.logger.error(
+              `event handler of the informer for ${description} failed: ${err instanceof Error ? err.message : String(err)}`,
+            );
           }
         }
       }
@@ -145,13 +155,17 @@ export function mergeInformers<T extends KubeObject>(informers: readonly Informe
     description: informers.map((i) => i.description).join("; "),
     onEvent(handler) {
       const offs = informers.map((i) => i.onEvent(handler));
-      return () => offs.forEach((off) => off());
+      return () => {
+        for (const off of offs) off();
+      };
     },
     hasSynced: () => informers.every((i) => i.hasSynced()),
     list: () => informers.flatMap((i) => i.list()),
     get: (key) => informers.map((i) => i.get(key)).find((o) => o !== undefined),
     byIndex: (name, value) => informers.flatMap((i) => i.byIndex(name, value)),
-    addIndex: (name, fn) => informers.forEach((i) => i.addIndex(name, fn)),
+    addIndex: (name, fn) => {
+      for (const i of informers) i.addIndex(name, fn);
+    },
     start: async (signal) => void (await Promise.all(informers.map((i) => i.start(signal)))),
     waitForSync: async (signal) => (await Promise.all(informers.map((i) => i.waitForSync(signal)))).every(Boolean),
     isStale: () => informers.some((i) => i.isStale()),

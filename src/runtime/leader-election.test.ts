@@ -29,13 +29,22 @@ function replica(kube: FakeKube, clock: FakeClock, identity: string, work?: (sig
     create: (...a) => (cut.on ? Promise.reject(new KubeError("Unreachable", "cut off", 0)) : kube.create(...a)),
   };
   const status: boolean[] = [];
-  const elector = createLeaderElector(view, { leaseName: NAME, namespace: NS, identity }, {
-    clock,
-    logger: quiet,
-    random: () => 0,
-    metrics: { leaderStatus: (name, leading) => void status.push(leading) },
-  });
-  const seen = { startedAt: undefined as number | undefined, stoppedAt: undefined as number | undefined, leaders: [] as string[], signal: undefined as AbortSignal | undefined };
+  const elector = createLeaderElector(
+    view,
+    { leaseName: NAME, namespace: NS, identity },
+    {
+      clock,
+      logger: quiet,
+      random: () => 0,
+      metrics: { leaderStatus: (_name, leading) => void status.push(leading) },
+    },
+  );
+  const seen = {
+    startedAt: undefined as number | undefined,
+    stoppedAt: undefined as number | undefined,
+    leaders: [] as string[],
+    signal: undefined as AbortSignal | undefined,
+  };
   const cb: LeaderCallbacks = {
     onStartedLeading: (signal) => {
       seen.startedAt = clock.now();
@@ -102,16 +111,27 @@ describe("leader election", () => {
     const kube = createFakeKube(() => clock.now());
     // A holder that died; its clock was far ahead, so its renewTime lies in the future.
     kube.objects.set(objKey(LEASE, NS, NAME), {
-      apiVersion: "coordination.k8s.io/v1", kind: "Lease",
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
       metadata: { name: NAME, namespace: NS, resourceVersion: "7" },
-      spec: { holderIdentity: "old", leaseDurationSeconds: 15, renewTime: "2099-01-01T00:00:00.000000Z", acquireTime: "2099-01-01T00:00:00.000000Z", leaseTransitions: 3 },
+      spec: {
+        holderIdentity: "old",
+        leaseDurationSeconds: 15,
+        renewTime: "2099-01-01T00:00:00.000000Z",
+        acquireTime: "2099-01-01T00:00:00.000000Z",
+        leaseTransitions: 3,
+      },
     });
     const b = replica(kube, clock, "b");
     await clock.advance(14_000);
     expect(b.seen.startedAt).toBeUndefined();
     await clock.advance(2_000);
     expect(b.seen.startedAt).toBe(16_000); // first retry at or after 0 + 15 s
-    expect(lease(kube)?.spec).toMatchObject({ holderIdentity: "b", leaseTransitions: 4, acquireTime: microTime(16_000) });
+    expect(lease(kube)?.spec).toMatchObject({
+      holderIdentity: "b",
+      leaseTransitions: 4,
+      acquireTime: microTime(16_000),
+    });
     expect(b.seen.leaders).toEqual(["old", "b"]);
     b.ctl.abort();
     await b.done;
@@ -141,7 +161,8 @@ describe("leader election", () => {
     const a = replica(kube, clock, "a");
     await clock.settle();
     let conflicts = 1;
-    kube.failWith = (method) => (method === "replace" && conflicts-- > 0 ? new KubeError("Conflict", "modified", 409) : undefined);
+    kube.failWith = (method) =>
+      method === "replace" && conflicts-- > 0 ? new KubeError("Conflict", "modified", 409) : undefined;
     await clock.advance(3_000);
     expect(lease(kube)?.spec?.renewTime).toBe(microTime(0)); // the renewal at 2 s met the conflict
     await clock.advance(3_000);
@@ -174,7 +195,12 @@ describe("leader election", () => {
   test("on shutdown the leader keeps renewing while its work drains, then releases", async () => {
     const clock = createFakeClock(0);
     const kube = createFakeKube(() => clock.now());
-    const a = replica(kube, clock, "a", (signal) => new Promise<void>((r) => signal.addEventListener("abort", () => void clock.sleep(5_000).then(r))));
+    const a = replica(
+      kube,
+      clock,
+      "a",
+      (signal) => new Promise<void>((r) => signal.addEventListener("abort", () => void clock.sleep(5_000).then(r))),
+    );
     await clock.advance(1_000);
     a.ctl.abort();
     await clock.advance(4_000);
@@ -201,9 +227,18 @@ describe("leader election", () => {
 
   test("the configuration must satisfy leaseDuration > renewDeadline > 1.2 × retryPeriod, with errors saying why", () => {
     const base = { leaseName: "l", namespace: "n", identity: "i" };
-    expect(validateLeaderElectionConfig(base)).toMatchObject({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, releaseOnCancel: true });
-    expect(() => validateLeaderElectionConfig({ ...base, leaseDurationMs: 10_000 })).toThrow(/leaseDurationMs \(10000\) must be greater than renewDeadlineMs \(10000\)/);
-    expect(() => validateLeaderElectionConfig({ ...base, renewDeadlineMs: 2_400 })).toThrow(/renewDeadlineMs \(2400\) must be greater than 1.2 × retryPeriodMs \(2000\)/);
+    expect(validateLeaderElectionConfig(base)).toMatchObject({
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      releaseOnCancel: true,
+    });
+    expect(() => validateLeaderElectionConfig({ ...base, leaseDurationMs: 10_000 })).toThrow(
+      /leaseDurationMs \(10000\) must be greater than renewDeadlineMs \(10000\)/,
+    );
+    expect(() => validateLeaderElectionConfig({ ...base, renewDeadlineMs: 2_400 })).toThrow(
+      /renewDeadlineMs \(2400\) must be greater than 1.2 × retryPeriodMs \(2000\)/,
+    );
     expect(() => validateLeaderElectionConfig({ ...base, identity: "" })).toThrow(LeaderElectionConfigError);
     expect(() => validateLeaderElectionConfig({ ...base, retryPeriodMs: 0 })).toThrow(/retryPeriodMs must be > 0/);
   });

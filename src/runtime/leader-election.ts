@@ -29,7 +29,13 @@ import type { Logger } from "./logger.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 
-export const LEASE: ResourceType = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+export const LEASE: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -103,16 +109,21 @@ export function validateLeaderElectionConfig(c: LeaderElectionConfig): Required<
   const fail = (m: string) => {
     throw new LeaderElectionConfigError(`leader election: ${m}`);
   };
-  if (!r.leaseName) fail("the lease name is empty; set it (e.g. \"<operator>-leader\")");
+  if (!r.leaseName) fail('the lease name is empty; set it (e.g. "<operator>-leader")');
   if (!r.namespace) fail("the lease namespace is empty; set it to the operator's namespace");
   if (!r.identity) fail("the identity is empty; set it to something unique per replica, such as the pod name");
   if (!(r.retryPeriodMs > 0)) fail(`retryPeriodMs must be > 0, got ${r.retryPeriodMs}`);
-  if (!(r.leaseDurationMs >= 1000)) fail(`leaseDurationMs must be at least 1000 (the Lease holds whole seconds), got ${r.leaseDurationMs}`);
+  if (!(r.leaseDurationMs >= 1000))
+    fail(`leaseDurationMs must be at least 1000 (the Lease holds whole seconds), got ${r.leaseDurationMs}`);
   if (!(r.leaseDurationMs > r.renewDeadlineMs)) {
-    fail(`leaseDurationMs (${r.leaseDurationMs}) must be greater than renewDeadlineMs (${r.renewDeadlineMs}): a leader must give up before others may take over`);
+    fail(
+      `leaseDurationMs (${r.leaseDurationMs}) must be greater than renewDeadlineMs (${r.renewDeadlineMs}): a leader must give up before others may take over`,
+    );
   }
   if (!(r.renewDeadlineMs > JITTER_FACTOR * r.retryPeriodMs)) {
-    fail(`renewDeadlineMs (${r.renewDeadlineMs}) must be greater than ${JITTER_FACTOR} × retryPeriodMs (${r.retryPeriodMs}): leave room for more than one renewal try`);
+    fail(
+      `renewDeadlineMs (${r.renewDeadlineMs}) must be greater than ${JITTER_FACTOR} × retryPeriodMs (${r.retryPeriodMs}): leave room for more than one renewal try`,
+    );
   }
   return r;
 }
@@ -122,7 +133,11 @@ export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
-export function createLeaderElector(client: KubeClient, config: LeaderElectionConfig, opts: LeaderElectorOptions): LeaderElector {
+export function createLeaderElector(
+  client: KubeClient,
+  config: LeaderElectionConfig,
+  opts: LeaderElectorOptions,
+): LeaderElector {
   const c = validateLeaderElectionConfig(config);
   const { clock, logger } = opts;
   const random = opts.random ?? Math.random;
@@ -177,7 +192,19 @@ export function createLeaderElector(client: KubeClient, config: LeaderElectionCo
     } catch (e) {
       if (!isNotFound(e)) return tried(e);
       try {
-        const created = await call(client.create<Lease>(LEASE, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: c.leaseName, namespace: c.namespace }, spec: fresh() }, { signal }), signal);
+        const created = await call(
+          client.create<Lease>(
+            LEASE,
+            {
+              apiVersion: "coordination.k8s.io/v1",
+              kind: "Lease",
+              metadata: { name: c.leaseName, namespace: c.namespace },
+              spec: fresh(),
+            },
+            { signal },
+          ),
+          signal,
+        );
         observe(created.spec ?? {}, now);
         return true;
       } catch (e2) {
@@ -231,13 +258,21 @@ export function createLeaderElector(client: KubeClient, config: LeaderElectionCo
       const lease = await call(client.get<Lease>(LEASE, c.leaseName, c.namespace, ctl.signal), ctl.signal);
       if (lease.spec?.holderIdentity !== c.identity) return true;
       const now = microTime(clock.now());
-      const spec: LeaseSpec = { holderIdentity: "", leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec.leaseTransitions ?? 0 };
+      const spec: LeaseSpec = {
+        holderIdentity: "",
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: lease.spec.leaseTransitions ?? 0,
+      };
       const written = await call(client.replace<Lease>(LEASE, { ...lease, spec }, { signal: ctl.signal }), ctl.signal);
       observe(written.spec ?? spec, clock.now());
       logger.info(`${what}: released`);
       return true;
     } catch (e) {
-      logger.warn(`${what}: could not release it (a standby takes over when it expires): ${e instanceof Error ? e.message : String(e)}`);
+      logger.warn(
+        `${what}: could not release it (a standby takes over when it expires): ${e instanceof Error ? e.message : String(e)}`,
+      );
       return false;
     } finally {
       clock.clearTimeout(timer);

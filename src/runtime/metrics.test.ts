@@ -3,7 +3,15 @@ import { createRuntimeMetrics, RECONCILE_TIME_BUCKETS, WORKQUEUE_DURATION_BUCKET
 
 /** The lines of one family (HELP, TYPE and series) from an exposition. */
 function family(text: string, name: string): string[] {
-  return text.split("\n").filter((l) => l.startsWith(`# HELP ${name} `) || l.startsWith(`# TYPE ${name} `) || l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+  return text
+    .split("\n")
+    .filter(
+      (l) =>
+        l.startsWith(`# HELP ${name} `) ||
+        l.startsWith(`# TYPE ${name} `) ||
+        l.startsWith(`${name}{`) ||
+        l.startsWith(`${name} `),
+    );
 }
 
 describe("runtime metrics", () => {
@@ -32,11 +40,21 @@ describe("runtime metrics", () => {
       'controller_runtime_reconcile_total{controller="webapp",result="requeue_after"} 0',
       'controller_runtime_reconcile_total{controller="webapp",result="success"} 1',
     ]);
-    expect(family(text, "controller_runtime_reconcile_errors_total").at(-1)).toBe('controller_runtime_reconcile_errors_total{controller="webapp"} 1');
-    expect(family(text, "controller_runtime_terminal_reconcile_errors_total").at(-1)).toBe('controller_runtime_terminal_reconcile_errors_total{controller="webapp"} 0');
-    expect(family(text, "controller_runtime_reconcile_panics_total").at(-1)).toBe('controller_runtime_reconcile_panics_total{controller="webapp"} 0');
-    expect(family(text, "controller_runtime_max_concurrent_reconciles").at(-1)).toBe('controller_runtime_max_concurrent_reconciles{controller="webapp"} 4');
-    expect(family(text, "controller_runtime_active_workers").at(-1)).toBe('controller_runtime_active_workers{controller="webapp"} 0');
+    expect(family(text, "controller_runtime_reconcile_errors_total").at(-1)).toBe(
+      'controller_runtime_reconcile_errors_total{controller="webapp"} 1',
+    );
+    expect(family(text, "controller_runtime_terminal_reconcile_errors_total").at(-1)).toBe(
+      'controller_runtime_terminal_reconcile_errors_total{controller="webapp"} 0',
+    );
+    expect(family(text, "controller_runtime_reconcile_panics_total").at(-1)).toBe(
+      'controller_runtime_reconcile_panics_total{controller="webapp"} 0',
+    );
+    expect(family(text, "controller_runtime_max_concurrent_reconciles").at(-1)).toBe(
+      'controller_runtime_max_concurrent_reconciles{controller="webapp"} 4',
+    );
+    expect(family(text, "controller_runtime_active_workers").at(-1)).toBe(
+      'controller_runtime_active_workers{controller="webapp"} 0',
+    );
     const time = text.split("\n").filter((l) => l.startsWith("controller_runtime_reconcile_time_seconds"));
     expect(time).toHaveLength(RECONCILE_TIME_BUCKETS.length + 3);
     expect(time).toContain('controller_runtime_reconcile_time_seconds_bucket{controller="webapp",le="0.025"} 1');
@@ -65,8 +83,12 @@ describe("runtime metrics", () => {
     expect(family(text, "workqueue_adds_total").at(-1)).toBe(`workqueue_adds_total${l} 1`);
     expect(family(text, "workqueue_retries_total").at(-1)).toBe(`workqueue_retries_total${l} 1`);
     expect(family(text, "workqueue_unfinished_work_seconds").at(-1)).toBe(`workqueue_unfinished_work_seconds${l} 3.5`);
-    expect(family(text, "workqueue_longest_running_processor_seconds").at(-1)).toBe(`workqueue_longest_running_processor_seconds${l} 2`);
-    expect(text.split("\n").filter((l) => l.startsWith("workqueue_queue_duration_seconds_bucket"))).toHaveLength(WORKQUEUE_DURATION_BUCKETS.length + 1);
+    expect(family(text, "workqueue_longest_running_processor_seconds").at(-1)).toBe(
+      `workqueue_longest_running_processor_seconds${l} 2`,
+    );
+    expect(text.split("\n").filter((l) => l.startsWith("workqueue_queue_duration_seconds_bucket"))).toHaveLength(
+      WORKQUEUE_DURATION_BUCKETS.length + 1,
+    );
     expect(text).toContain('workqueue_work_duration_seconds_bucket{controller="webapp",name="webapp",le="1e-8"} 0\n');
     probe = { unfinishedSeconds: 9, longestRunningSeconds: 9 };
     expect(m.expose()).toContain(`workqueue_unfinished_work_seconds${l} 9\n`);
@@ -88,7 +110,9 @@ describe("runtime metrics", () => {
       'rest_client_requests_total{code="200",host="10.0.0.1:6443",method="GET"} 2',
       'rest_client_requests_total{code="<error>",host="10.0.0.1:6443",method="PATCH"} 1',
     ]);
-    expect(text).toContain('rest_client_request_duration_seconds_bucket{host="10.0.0.1:6443",verb="GET",le="0.025"} 1\n');
+    expect(text).toContain(
+      'rest_client_request_duration_seconds_bucket{host="10.0.0.1:6443",verb="GET",le="0.025"} 1\n',
+    );
     expect(text).toContain('rest_client_request_duration_seconds_count{host="10.0.0.1:6443",verb="GET"} 2\n');
   });
 

@@ -19,8 +19,8 @@ export type { CounterSeries, Family, GaugeSeries, HistogramSeries, Labels } from
 
 /** controller-runtime's buckets for controller_runtime_reconcile_time_seconds. */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5,
-  1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
+  2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 /** ExponentialBuckets(10e-9, 10, 12): 10 ns to 1000 s, as client-go's workqueue histograms. */
 export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = [
@@ -90,26 +90,94 @@ export interface RuntimeMetricsOptions {
 export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeMetrics {
   const r = new Registry();
   const c = ["controller"];
-  const reconcileTotal = r.counter({ name: "controller_runtime_reconcile_total", help: "Total number of reconciliations per controller", labelNames: ["controller", "result"] });
-  const reconcileErrors = r.counter({ name: "controller_runtime_reconcile_errors_total", help: "Total number of reconciliation errors per controller", labelNames: c });
-  const terminalErrors = r.counter({ name: "controller_runtime_terminal_reconcile_errors_total", help: "Total number of terminal reconciliation errors per controller", labelNames: c });
-  const panics = r.counter({ name: "controller_runtime_reconcile_panics_total", help: "Total number of reconciliation panics per controller", labelNames: c });
-  const reconcileTime = r.histogram({ name: "controller_runtime_reconcile_time_seconds", help: "Length of time per reconciliation per controller", labelNames: c, buckets: RECONCILE_TIME_BUCKETS });
-  const maxConcurrent = r.gauge({ name: "controller_runtime_max_concurrent_reconciles", help: "Maximum number of concurrent reconciles per controller", labelNames: c });
-  const activeWorkers = r.gauge({ name: "controller_runtime_active_workers", help: "Number of currently used workers per controller", labelNames: c });
+  const reconcileTotal = r.counter({
+    name: "controller_runtime_reconcile_total",
+    help: "Total number of reconciliations per controller",
+    labelNames: ["controller", "result"],
+  });
+  const reconcileErrors = r.counter({
+    name: "controller_runtime_reconcile_errors_total",
+    help: "Total number of reconciliation errors per controller",
+    labelNames: c,
+  });
+  const terminalErrors = r.counter({
+    name: "controller_runtime_terminal_reconcile_errors_total",
+    help: "Total number of terminal reconciliation errors per controller",
+    labelNames: c,
+  });
+  const panics = r.counter({
+    name: "controller_runtime_reconcile_panics_total",
+    help: "Total number of reconciliation panics per controller",
+    labelNames: c,
+  });
+  const reconcileTime = r.histogram({
+    name: "controller_runtime_reconcile_time_seconds",
+    help: "Length of time per reconciliation per controller",
+    labelNames: c,
+    buckets: RECONCILE_TIME_BUCKETS,
+  });
+  const maxConcurrent = r.gauge({
+    name: "controller_runtime_max_concurrent_reconciles",
+    help: "Maximum number of concurrent reconciles per controller",
+    labelNames: c,
+  });
+  const activeWorkers = r.gauge({
+    name: "controller_runtime_active_workers",
+    help: "Number of currently used workers per controller",
+    labelNames: c,
+  });
 
   const q = ["name", "controller"];
   const depth = r.gauge({ name: "workqueue_depth", help: "Current depth of workqueue", labelNames: q });
-  const adds = r.counter({ name: "workqueue_adds_total", help: "Total number of adds handled by workqueue", labelNames: q });
-  const latency = r.histogram({ name: "workqueue_queue_duration_seconds", help: "How long in seconds an item stays in workqueue before being requested", labelNames: q, buckets: WORKQUEUE_DURATION_BUCKETS });
-  const work = r.histogram({ name: "workqueue_work_duration_seconds", help: "How long in seconds processing an item from workqueue takes.", labelNames: q, buckets: WORKQUEUE_DURATION_BUCKETS });
-  const unfinished = r.gauge({ name: "workqueue_unfinished_work_seconds", help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.", labelNames: q });
-  const longest = r.gauge({ name: "workqueue_longest_running_processor_seconds", help: "How many seconds has the longest running processor for workqueue been running.", labelNames: q });
-  const retries = r.counter({ name: "workqueue_retries_total", help: "Total number of retries handled by workqueue", labelNames: q });
+  const adds = r.counter({
+    name: "workqueue_adds_total",
+    help: "Total number of adds handled by workqueue",
+    labelNames: q,
+  });
+  const latency = r.histogram({
+    name: "workqueue_queue_duration_seconds",
+    help: "How long in seconds an item stays in workqueue before being requested",
+    labelNames: q,
+    buckets: WORKQUEUE_DURATION_BUCKETS,
+  });
+  const work = r.histogram({
+    name: "workqueue_work_duration_seconds",
+    help: "How long in seconds processing an item from workqueue takes.",
+    labelNames: q,
+    buckets: WORKQUEUE_DURATION_BUCKETS,
+  });
+  const unfinished = r.gauge({
+    name: "workqueue_unfinished_work_seconds",
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+    labelNames: q,
+  });
+  const longest = r.gauge({
+    name: "workqueue_longest_running_processor_seconds",
+    help: "How many seconds has the longest running processor for workqueue been running.",
+    labelNames: q,
+  });
+  const retries = r.counter({
+    name: "workqueue_retries_total",
+    help: "Total number of retries handled by workqueue",
+    labelNames: q,
+  });
 
-  const requests = r.counter({ name: "rest_client_requests_total", help: "Number of HTTP requests, partitioned by status code, method, and host.", labelNames: ["code", "method", "host"] });
-  const requestDuration = r.histogram({ name: "rest_client_request_duration_seconds", help: "Request latency in seconds. Broken down by verb, and host.", labelNames: ["verb", "host"], buckets: REST_CLIENT_DURATION_BUCKETS });
-  const leader = r.gauge({ name: "leader_election_master_status", help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.", labelNames: ["name"] });
+  const requests = r.counter({
+    name: "rest_client_requests_total",
+    help: "Number of HTTP requests, partitioned by status code, method, and host.",
+    labelNames: ["code", "method", "host"],
+  });
+  const requestDuration = r.histogram({
+    name: "rest_client_request_duration_seconds",
+    help: "Request latency in seconds. Broken down by verb, and host.",
+    labelNames: ["verb", "host"],
+    buckets: REST_CLIENT_DURATION_BUCKETS,
+  });
+  const leader = r.gauge({
+    name: "leader_election_master_status",
+    help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+    labelNames: ["name"],
+  });
 
   /** In-flight probes per queue name; a name's gauges are their sum / max at scrape time. */
   const probes = new Map<string, Set<() => InFlightWork>>();
@@ -134,8 +202,13 @@ export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeM
     workqueue(name) {
       const l = { name, controller: name };
       const s = {
-        depth: depth.with(l), adds: adds.with(l), latency: latency.with(l), work: work.with(l),
-        unfinished: unfinished.with(l), longest: longest.with(l), retries: retries.with(l),
+        depth: depth.with(l),
+        adds: adds.with(l),
+        latency: latency.with(l),
+        work: work.with(l),
+        unfinished: unfinished.with(l),
+        longest: longest.with(l),
+        retries: retries.with(l),
       };
       return {
         depth: (n) => s.depth.set(n),
@@ -160,8 +233,12 @@ export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeM
       const l = { controller: name };
       const totals = new Map(RESULTS.map((res) => [res, reconcileTotal.with({ controller: name, result: res })]));
       const s = {
-        errors: reconcileErrors.with(l), terminal: terminalErrors.with(l), panics: panics.with(l),
-        time: reconcileTime.with(l), max: maxConcurrent.with(l), active: activeWorkers.with(l),
+        errors: reconcileErrors.with(l),
+        terminal: terminalErrors.with(l),
+        panics: panics.with(l),
+        time: reconcileTime.with(l),
+        max: maxConcurrent.with(l),
+        active: activeWorkers.with(l),
       };
       return {
         reconciled(result, seconds) {
@@ -186,9 +263,13 @@ export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeM
 
 /** process_* metrics of the Go client's process collector, read at scrape time. */
 function registerProcessMetrics(r: Registry): void {
-  const cpu = r.counter({ name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds." }).with();
+  const cpu = r
+    .counter({ name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds." })
+    .with();
   const rss = r.gauge({ name: "process_resident_memory_bytes", help: "Resident memory size in bytes." }).with();
-  const start = r.gauge({ name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds." }).with();
+  const start = r
+    .gauge({ name: "process_start_time_seconds", help: "Start time of the process since unix epoch in seconds." })
+    .with();
   start.set(Math.round(Date.now() - process.uptime() * 1000) / 1000);
   r.onScrape(() => {
     const u = process.cpuUsage();

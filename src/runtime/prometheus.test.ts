@@ -48,7 +48,9 @@ describe("Registry exposition (text format 0.0.4)", () => {
 
   test("label values escape backslash, quote and newline; HELP escapes backslash and newline", () => {
     const r = new Registry();
-    r.counter({ name: "odd_total", help: 'a \\ b\n"c"', labelNames: ["v"] }).with({ v: 'x\\y"z\nw' }).inc();
+    r.counter({ name: "odd_total", help: 'a \\ b\n"c"', labelNames: ["v"] })
+      .with({ v: 'x\\y"z\nw' })
+      .inc();
     expect(r.expose()).toBe(
       ['# HELP odd_total a \\\\ b\\n"c"', "# TYPE odd_total counter", 'odd_total{v="x\\\\y\\"z\\nw"} 1', ""].join("\n"),
     );

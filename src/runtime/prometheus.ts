@@ -79,7 +79,7 @@ export class Registry {
   readonly #scrapeHooks = new Set<() => void>();
 
   counter(opts: FamilyOptions): Family<CounterSeries> {
-    return this.#register(opts, "counter", (values, fam) => {
+    return this.#register(opts, "counter", (_values, fam) => {
       let v = 0;
       const s: CounterSeries = {
         inc(by = 1) {
@@ -93,7 +93,7 @@ export class Registry {
   }
 
   gauge(opts: FamilyOptions): Family<GaugeSeries> {
-    return this.#register(opts, "gauge", (values, fam) => {
+    return this.#register(opts, "gauge", (_values, fam) => {
       let v = 0;
       const s: GaugeSeries = {
         set: (x) => void (v = x),
@@ -177,7 +177,8 @@ export class Registry {
     if (this.#families.has(name)) throw new RangeError(`metric "${name}" is already registered`);
     const labelNames = [...(opts.labelNames ?? [])].sort();
     for (const l of labelNames) {
-      if (!LABEL_NAME.test(l) || l.startsWith("__")) throw new RangeError(`metric "${name}": invalid label name "${l}"`);
+      if (!LABEL_NAME.test(l) || l.startsWith("__"))
+        throw new RangeError(`metric "${name}": invalid label name "${l}"`);
     }
     if (new Set(labelNames).size !== labelNames.length) throw new RangeError(`metric "${name}": duplicate label names`);
     const fam: AnyFamily = { name, help, kind, labelNames, series: new Map() };

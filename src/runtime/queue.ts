@@ -107,7 +107,10 @@ class Queue<K> implements WorkQueue<K> {
   addAfter(key: K, ms: number): void {
     if (this.#shuttingDown) return;
     this.#metrics?.retry();
-    if (!(ms > 0)) return this.add(key);
+    if (!(ms > 0)) {
+      this.add(key);
+      return;
+    }
     const readyAt = this.#clock.now() + ms;
     const current = this.#waiting.get(key);
     if (current !== undefined && current <= readyAt) return; // the earlier deadline wins

@@ -33,7 +33,7 @@ export function exponential<K>(baseMs = 5, maxMs = 1_000_000): RateLimiter<K> {
       const exp = failures.get(key) ?? 0;
       failures.set(key, exp + 1);
       const backoff = baseMs * 2 ** exp; // Infinity once it overflows, which the cap handles.
-      return backoff > maxMs ? maxMs : backoff;
+      return Math.min(backoff, maxMs);
     },
     forget: (key) => void failures.delete(key),
     numRequeues: (key) => failures.get(key) ?? 0,

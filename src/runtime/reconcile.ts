@@ -37,7 +37,8 @@ export function done(): Outcome {
 
 /** Converged for now: look again after ms. */
 export function requeueAfter(ms: number): Outcome {
-  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`requeueAfter(${ms}): give a finite number of milliseconds >= 0`);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new RangeError(`requeueAfter(${ms}): give a finite number of milliseconds >= 0`);
   return { kind: "requeueAfter", ms };
 }
 
@@ -60,7 +61,9 @@ export class ReconcileTimeoutError extends Error {
 export function isOutcome(x: unknown): x is Outcome {
   if (typeof x !== "object" || x === null) return false;
   const o = x as { kind?: unknown; ms?: unknown };
-  return o.kind === "done" || (o.kind === "requeueAfter" && typeof o.ms === "number" && Number.isFinite(o.ms) && o.ms >= 0);
+  return (
+    o.kind === "done" || (o.kind === "requeueAfter" && typeof o.ms === "number" && Number.isFinite(o.ms) && o.ms >= 0)
+  );
 }
 
 /**

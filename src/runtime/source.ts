@@ -51,7 +51,7 @@ export function enqueueForObject<T extends KubeObject>(): EventHandler<T> {
   return (e, enqueue) => {
     const keys = new Set<string>();
     for (const obj of statesOf(e)) if (obj.metadata?.name) keys.add(objectKey(obj));
-    keys.forEach((k) => enqueue(k));
+    for (const k of keys) enqueue(k);
   };
 }
 
@@ -81,7 +81,7 @@ export function enqueueForOwner<T extends KubeObject>(owner: OwnerKind): EventHa
       const key = controllerOwnerKey(obj, owner);
       if (key !== undefined) keys.add(key);
     }
-    keys.forEach((k) => enqueue(k));
+    for (const k of keys) enqueue(k);
   };
 }
 
@@ -90,6 +90,6 @@ export function enqueueMapped<T>(map: (obj: T) => Iterable<string>): EventHandle
   return (e, enqueue) => {
     const keys = new Set<string>();
     for (const obj of statesOf(e)) for (const key of map(obj)) keys.add(key);
-    keys.forEach((k) => enqueue(k));
+    for (const k of keys) enqueue(k);
   };
 }

@@ -32,7 +32,11 @@ describe("store", () => {
     const s = createStore();
     s.replace([obj("ns", "a", "1"), obj("ns", "b", "1"), obj("ns", "c", "1")]);
     const deltas = s.replace([obj("ns", "a", "1"), obj("ns", "b", "5"), obj("ns", "d", "1")]);
-    expect(deltas.map((d) => `${d.type} ${objectKey(d.object)}`).sort()).toEqual(["add ns/d", "delete ns/c", "update ns/b"]);
+    expect(deltas.map((d) => `${d.type} ${objectKey(d.object)}`).sort()).toEqual([
+      "add ns/d",
+      "delete ns/c",
+      "update ns/b",
+    ]);
     expect(s.list().map(objectKey).sort()).toEqual(["ns/a", "ns/b", "ns/d"]);
     expect(s.size).toBe(3);
     expect(s.byIndex(NAMESPACE_INDEX, "ns").map(objectKey).sort()).toEqual(["ns/a", "ns/b", "ns/d"]);

@@ -9,8 +9,15 @@ import type { KubeList, KubeObject, ResourceType } from "../kube/types.ts";
 
 const RT: ResourceType = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true };
 
-const obj = (name: string, rv: string): KubeObject => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: "ns", resourceVersion: rv } });
-const page = (items: KubeObject[], rv: string, cont?: string): KubeList => ({ metadata: { resourceVersion: rv, continue: cont }, items });
+const obj = (name: string, rv: string): KubeObject => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name, namespace: "ns", resourceVersion: rv },
+});
+const page = (items: KubeObject[], rv: string, cont?: string): KubeList => ({
+  metadata: { resourceVersion: rv, continue: cont },
+  items,
+});
 const gone = () => new KubeError("Gone", "too old resource version", 410);
 
 function recordingLogger() {
@@ -25,7 +32,13 @@ function setup(extra: Partial<WatcherOptions> = {}) {
   const kube = createFakeKube(() => clock.now());
   const { logger, lines } = recordingLogger();
   const random = () => 0;
-  const watcher = createWatcher(kube, RT, { clock, logger, random, backoff: createBackoff({ clock, random }), ...extra });
+  const watcher = createWatcher(kube, RT, {
+    clock,
+    logger,
+    random,
+    backoff: createBackoff({ clock, random }),
+    ...extra,
+  });
   const events: WatcherEvent<KubeObject>[] = [];
   const ctl = new AbortController();
   const done = watcher.run(ctl.signal, (e) => void events.push(e));
@@ -43,7 +56,10 @@ describe("watcher", () => {
     t.kube.answerList(page([{ metadata: { name: "a", namespace: "ns", resourceVersion: "5" } }], "10", "tok"));
     t.kube.answerList(page([obj("b", "7")], "10"));
     await t.clock.settle();
-    expect(t.calls("list").map((c) => [c.args.limit, c.args.continue])).toEqual([[500, undefined], [500, "tok"]]);
+    expect(t.calls("list").map((c) => [c.args.limit, c.args.continue])).toEqual([
+      [500, undefined],
+      [500, "tok"],
+    ]);
     expect(t.events).toHaveLength(1);
     const init = t.events[0]!;
     expect(init.type).toBe("init-done");
@@ -100,7 +116,10 @@ describe("watcher", () => {
     t.kube.answerList(page([obj("a", "5")], "10"));
     const s = new WatchScript();
     t.kube.answerWatch(s);
-    s.push({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 10 (50)" } });
+    s.push({
+      type: "ERROR",
+      object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 10 (50)" },
+    });
     await t.clock.settle();
     expect(s.aborted).toBe(true);
     expect(t.watcher.isStale()).toBe(true);
@@ -159,7 +178,10 @@ describe("watcher", () => {
     expect(s.aborted).toBe(true);
     expect(t.watcher.isStale()).toBe(true);
     const watches = t.calls("watch");
-    expect(watches.map((c) => [c.args.resourceVersion, c.at])).toEqual([["10", 0], ["33", 150_000]]);
+    expect(watches.map((c) => [c.args.resourceVersion, c.at])).toEqual([
+      ["10", 0],
+      ["33", 150_000],
+    ]);
     t.kube.answerWatch(new WatchScript());
     await t.clock.settle();
     expect(t.watcher.isStale()).toBe(false);

@@ -25,7 +25,15 @@
 import type { Clock } from "./clock.ts";
 import { createBackoff, type Backoff } from "./backoff.ts";
 import type { Logger } from "./logger.ts";
-import { closeStream, step, type StepContext, type StepOutcome, type Transition, type WatcherEvent, type WatchState } from "./_watch-step.ts";
+import {
+  closeStream,
+  step,
+  type StepContext,
+  type StepOutcome,
+  type Transition,
+  type WatcherEvent,
+  type WatchState,
+} from "./_watch-step.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 
 export { closeStream, step, WatchStatusError } from "./_watch-step.ts";
@@ -70,7 +78,11 @@ export function describeWatch(rt: ResourceType, namespace?: string): string {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export function createWatcher<T extends KubeObject>(client: KubeClient, rt: ResourceType, opts: WatcherOptions): Watcher<T> {
+export function createWatcher<T extends KubeObject>(
+  client: KubeClient,
+  rt: ResourceType,
+  opts: WatcherOptions,
+): Watcher<T> {
   const { clock, logger } = opts;
   const random = opts.random ?? Math.random;
   const backoff = opts.backoff ?? createBackoff({ clock, random });
@@ -86,8 +98,13 @@ export function createWatcher<T extends KubeObject>(client: KubeClient, rt: Reso
     if (running) throw new Error(`watcher of ${what} is already running`);
     running = true;
     const ctx: StepContext = {
-      client, rt, clock, signal,
-      namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector,
+      client,
+      rt,
+      clock,
+      signal,
+      namespace: opts.namespace,
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
       pageSize: opts.pageSize ?? WATCHER_DEFAULTS.pageSize,
       timeoutSeconds: () => Math.max(1, Math.floor(timeoutSeconds * (1 - 0.1 * random()))),
       inactivityMs: opts.inactivityMs ?? WATCHER_DEFAULTS.inactivityMs,
@@ -122,7 +139,9 @@ export function createWatcher<T extends KubeObject>(client: KubeClient, rt: Reso
             break;
           case "inactive":
             stale = true;
-            logger.info(`watch of ${what}: no event or bookmark for ${ctx.inactivityMs} ms; re-watching from resourceVersion ${s.kind === "listed" ? s.rv : "?"}`);
+            logger.info(
+              `watch of ${what}: no event or bookmark for ${ctx.inactivityMs} ms; re-watching from resourceVersion ${s.kind === "listed" ? s.rv : "?"}`,
+            );
             break;
           case "desynced": {
             stale = true;

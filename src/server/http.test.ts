@@ -47,7 +47,11 @@ describe("http server", () => {
   });
 
   test("a probe that throws answers 500 with its message", async () => {
-    const s = start({ healthz: () => { throw new Error("watch loop is dead"); } });
+    const s = start({
+      healthz: () => {
+        throw new Error("watch loop is dead");
+      },
+    });
     const res = await fetch(`${s.url}/healthz`);
     expect([res.status, await res.text()]).toEqual([500, "healthz check failed: watch loop is dead"]);
   });
@@ -73,8 +77,9 @@ describe("http server", () => {
 
   test("a port already in use is reported with what to do", () => {
     const s = start();
-    expect(() => startServer({ hostname: "127.0.0.1", port: s.port, healthz: () => true, readyz: () => true, metrics: () => "" }))
-      .toThrow(/cannot listen on 127\.0\.0\.1:\d+ .*choose a free port/);
+    expect(() =>
+      startServer({ hostname: "127.0.0.1", port: s.port, healthz: () => true, readyz: () => true, metrics: () => "" }),
+    ).toThrow(/cannot listen on 127\.0\.0\.1:\d+ .*choose a free port/);
   });
 
   test("stop closes the listener", async () => {

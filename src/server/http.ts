@@ -55,10 +55,16 @@ function route(opts: ServerOptions, path: string): Response {
       try {
         return new Response(opts.metrics(), { headers: { "content-type": METRICS } });
       } catch (err) {
-        return new Response(`collecting metrics failed: ${messageOf(err)}`, { status: 500, headers: { "content-type": TEXT } });
+        return new Response(`collecting metrics failed: ${messageOf(err)}`, {
+          status: 500,
+          headers: { "content-type": TEXT },
+        });
       }
     default:
-      return new Response("not found; try /healthz, /readyz or /metrics\n", { status: 404, headers: { "content-type": TEXT } });
+      return new Response("not found; try /healthz, /readyz or /metrics\n", {
+        status: 404,
+        headers: { "content-type": TEXT },
+      });
   }
 }
 
@@ -73,7 +79,10 @@ export function startServer(opts: ServerOptions): RunningServer {
       reusePort: false, // a second process on the same port is an error, not a silent load balancer
       fetch(req) {
         if (req.method !== "GET" && req.method !== "HEAD") {
-          return new Response("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD", "content-type": TEXT } });
+          return new Response("method not allowed\n", {
+            status: 405,
+            headers: { allow: "GET, HEAD", "content-type": TEXT },
+          });
         }
         const res = route(opts, new URL(req.url).pathname);
         return req.method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
@@ -83,7 +92,10 @@ export function startServer(opts: ServerOptions): RunningServer {
       },
     });
   } catch (err) {
-    throw new Error(`cannot listen on ${hostname}:${opts.port} (${messageOf(err)}); choose a free port or another address`, { cause: err });
+    throw new Error(
+      `cannot listen on ${hostname}:${opts.port} (${messageOf(err)}); choose a free port or another address`,
+      { cause: err },
+    );
   }
   const port = server.port ?? opts.port;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;

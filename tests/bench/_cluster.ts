@@ -52,15 +52,28 @@ export async function acquireCluster(log: (line: string) => void): Promise<Bench
   const startedHere = !(await clusterState());
   log(startedHere ? "starting the local control plane" : "reusing the running local control plane");
   const up = (): string => {
-    const r = Bun.spawnSync([process.execPath, "run", "tests/cluster/cli.ts", "up"], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
+    const r = Bun.spawnSync([process.execPath, "run", "tests/cluster/cli.ts", "up"], {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: process.env,
+    });
     const kubeconfig = /^KUBECONFIG=(.+)$/m.exec(r.stdout.toString())?.[1];
     if (r.exitCode !== 0 || !kubeconfig) {
       process.stderr.write(r.stderr.toString());
-      throw new Error("could not bring up the local control plane (see the lines above); try `npm run cluster:down` and run again");
+      throw new Error(
+        "could not bring up the local control plane (see the lines above); try `npm run cluster:down` and run again",
+      );
     }
     return kubeconfig;
   };
-  const down = () => Bun.spawnSync([process.execPath, "run", "tests/cluster/cli.ts", "down"], { cwd: ROOT, stdout: "inherit", stderr: "pipe", env: process.env });
+  const down = () =>
+    Bun.spawnSync([process.execPath, "run", "tests/cluster/cli.ts", "down"], {
+      cwd: ROOT,
+      stdout: "inherit",
+      stderr: "pipe",
+      env: process.env,
+    });
   const kubeconfig = up();
   const dir = process.env.DEVCTL_CLUSTER_DIR ?? ".cluster";
   return {

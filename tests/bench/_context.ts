@@ -72,7 +72,12 @@ export interface Context {
   stopOperators(): Promise<void>;
 }
 
-export function createContext(opts: BenchOptions, kube: KubeClient, cluster: BenchCluster, log: (line: string) => void): Context {
+export function createContext(
+  opts: BenchOptions,
+  kube: KubeClient,
+  cluster: BenchCluster,
+  log: (line: string) => void,
+): Context {
   const running = new Set<BenchOperator>();
   const ctx: Context = {
     opts,
@@ -110,7 +115,14 @@ export function createContext(opts: BenchOptions, kube: KubeClient, cluster: Ben
       const withLe = args.some((a) => a.startsWith("--leader-elect"));
       const op = await spawnOperator({
         kubeconfig: cluster.kubeconfig,
-        args: ["--namespaces", namespace, "--concurrency", String(opts.concurrency), ...(withLe ? [] : ["--leader-elect=false"]), ...args],
+        args: [
+          "--namespaces",
+          namespace,
+          "--concurrency",
+          String(opts.concurrency),
+          ...(withLe ? [] : ["--leader-elect=false"]),
+          ...args,
+        ],
         ...(profileDir ? { profileDir } : {}),
       });
       running.add(op);

@@ -9,8 +9,18 @@
  */
 import type { Context, Fixture } from "./_context.ts";
 import {
-  applyFloor, appNames, createNamespace, DEPLOYMENT_RESOURCE, deploymentAvailable, floorObjects, image, pool, SERVICE_RESOURCE,
-  WEBAPP_RESOURCE, webappAvailable, webappObject,
+  applyFloor,
+  appNames,
+  createNamespace,
+  DEPLOYMENT_RESOURCE,
+  deploymentAvailable,
+  floorObjects,
+  image,
+  pool,
+  SERVICE_RESOURCE,
+  WEBAPP_RESOURCE,
+  webappAvailable,
+  webappObject,
 } from "./_kube.ts";
 import { fixtureSize } from "./_options.ts";
 import { createTracker } from "./_tracker.ts";
@@ -30,7 +40,9 @@ export async function ensureFixture(ctx: Context): Promise<Fixture> {
   const op = await ctx.operator(namespace);
   try {
     await op.waitReady();
-    await pool(names, ctx.opts.clientConcurrency, (name) => ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)));
+    await pool(names, ctx.opts.clientConcurrency, (name) =>
+      ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
+    );
     await pool(names, ctx.opts.concurrency, async (name) => {
       const o = floorObjects(name, floorNamespace, img);
       await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);

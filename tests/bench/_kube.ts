@@ -9,21 +9,43 @@
  *   reference, applied server-side with the operator's field manager.
  */
 import { buildWebAppCrd } from "../../src/api/crd.ts";
-import { CRD_RESOURCE, DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE, type WebApp } from "../../src/api/webapp.ts";
+import {
+  CRD_RESOURCE,
+  DEPLOYMENT_RESOURCE,
+  SERVICE_RESOURCE,
+  WEBAPP_RESOURCE,
+  type WebApp,
+} from "../../src/api/webapp.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../../src/kube/types.ts";
 import { desiredDeployment, desiredService } from "../../src/operator/desired.ts";
 import { FIELD_MANAGER } from "../../src/operator/reconciler.ts";
 
 export { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE };
-export const NAMESPACES: ResourceType = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false };
-export const RESOURCE_QUOTAS: ResourceType = { group: "", version: "v1", plural: "resourcequotas", kind: "ResourceQuota", namespaced: true };
+export const NAMESPACES: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
+export const RESOURCE_QUOTAS: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "resourcequotas",
+  kind: "ResourceQuota",
+  namespaced: true,
+};
 export const PORT = 8080;
 export const image = (tag: string): string => `registry.example/bench:${tag}`;
 export const appName = (i: number): string => `app-${String(i).padStart(5, "0")}`;
 export const appNames = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => appName(from + i));
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
-export async function pool<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<unknown>): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -36,29 +58,42 @@ export async function pool<T>(items: readonly T[], limit: number, fn: (item: T, 
 }
 
 export function webappObject(name: string, namespace: string, img: string): KubeObject {
-  return { apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name, namespace }, spec: { image: img, replicas: 1, port: PORT } };
+  return {
+    apiVersion: "apps.example.com/v1",
+    kind: "WebApp",
+    metadata: { name, namespace },
+    spec: { image: img, replicas: 1, port: PORT },
+  };
 }
 
 /** What the operator would create for a WebApp of this name and image (no owner: there is no WebApp). */
-export function floorObjects(name: string, namespace: string, img: string): { deployment: KubeObject; service: KubeObject } {
+export function floorObjects(
+  name: string,
+  namespace: string,
+  img: string,
+): { deployment: KubeObject; service: KubeObject } {
   const wa: WebApp = { metadata: { name, namespace }, spec: { image: img, replicas: 1, port: PORT } };
   return { deployment: desiredDeployment(wa), service: desiredService(wa) };
 }
 
-export const applyFloor = (kube: KubeClient, rt: ResourceType, obj: KubeObject) => kube.apply(rt, obj, { fieldManager: FIELD_MANAGER, force: true });
+export const applyFloor = (kube: KubeClient, rt: ResourceType, obj: KubeObject) =>
+  kube.apply(rt, obj, { fieldManager: FIELD_MANAGER, force: true });
 
 type WithConditions = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
-const conditionTrue = (o: WithConditions | undefined, type: string) => o?.status?.conditions?.some((c) => c.type === type && c.status === "True") ?? false;
+const conditionTrue = (o: WithConditions | undefined, type: string) =>
+  o?.status?.conditions?.some((c) => c.type === type && c.status === "True") ?? false;
 
 export const webappAvailable = (o: KubeObject | undefined): boolean => conditionTrue(o as WithConditions, "Available");
-export const deploymentAvailable = (o: KubeObject | undefined): boolean => conditionTrue(o as WithConditions, "Available");
+export const deploymentAvailable = (o: KubeObject | undefined): boolean =>
+  conditionTrue(o as WithConditions, "Available");
 
 type DeploymentLike = KubeObject & {
   metadata: KubeObject["metadata"] & { generation?: number };
   spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
   status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number };
 };
-export const deploymentImage = (o: KubeObject | undefined): string | undefined => (o as DeploymentLike | undefined)?.spec?.template?.spec?.containers?.[0]?.image;
+export const deploymentImage = (o: KubeObject | undefined): string | undefined =>
+  (o as DeploymentLike | undefined)?.spec?.template?.spec?.containers?.[0]?.image;
 /** The rollout of the current template finished: every replica updated and available, none left over. */
 export function rolledOut(o: KubeObject | undefined): boolean {
   const d = o as DeploymentLike | undefined;
@@ -69,7 +104,11 @@ export function rolledOut(o: KubeObject | undefined): boolean {
 
 export async function createNamespace(kube: KubeClient, prefix: string): Promise<string> {
   const name = `${prefix}-${Math.random().toString(36).slice(2, 7)}`;
-  await kube.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { "devctl.dev/bench": "true" } } });
+  await kube.create(NAMESPACES, {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, labels: { "devctl.dev/bench": "true" } },
+  });
   return name;
 }
 
@@ -84,7 +123,9 @@ export async function warmUp(kube: KubeClient): Promise<void> {
   await applyFloor(kube, DEPLOYMENT_RESOURCE, o.deployment);
   await applyFloor(kube, SERVICE_RESOURCE, o.service);
   await kube.create(WEBAPP_RESOURCE, webappObject("warmup", ns, image("v0")));
-  await kube.patch(WEBAPP_RESOURCE, "warmup", ns, { status: { observedGeneration: 1 } }, "merge", { subresource: "status" });
+  await kube.patch(WEBAPP_RESOURCE, "warmup", ns, { status: { observedGeneration: 1 } }, "merge", {
+    subresource: "status",
+  });
 }
 
 /** Applies the CRD built from src/api (what `devctl operator install` applies) and waits until it is Established. */
@@ -96,7 +137,13 @@ export async function ensureCrd(kube: KubeClient): Promise<void> {
     const live = await kube.get<WithConditions>(CRD_RESOURCE, crd.metadata.name as string);
     if (conditionTrue(live, "Established")) {
       // Established can precede the first successful LIST by a moment.
-      if (await kube.list(WEBAPP_RESOURCE, { limit: 1 }).then(() => true, () => false)) return;
+      if (
+        await kube.list(WEBAPP_RESOURCE, { limit: 1 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
     }
     await Bun.sleep(100);
   }

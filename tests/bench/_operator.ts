@@ -72,7 +72,8 @@ export function parseMetrics(text: string): Map<string, Sample[]> {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[3] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] as string] = l[2] as string;
+    for (const l of (m[3] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1] as string] = l[2] as string;
     const list = families.get(m[1] as string) ?? [];
     list.push({ labels, value: Number(m[4]) });
     families.set(m[1] as string, list);
@@ -83,7 +84,8 @@ export function parseMetrics(text: string): Map<string, Sample[]> {
 /** Sum of a family's samples whose labels match every given label. */
 export function total(metrics: Map<string, Sample[]>, name: string, match: Record<string, string> = {}): number {
   let sum = 0;
-  for (const s of metrics.get(name) ?? []) if (Object.entries(match).every(([k, v]) => s.labels[k] === v)) sum += s.value;
+  for (const s of metrics.get(name) ?? [])
+    if (Object.entries(match).every(([k, v]) => s.labels[k] === v)) sum += s.value;
   return sum;
 }
 
@@ -101,9 +103,19 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const runArgs = [
-    "operator", "run", "--kubeconfig", opts.kubeconfig,
-    "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`,
-    "--log-format", "json", "--log-level", "warn", ...opts.args,
+    "operator",
+    "run",
+    "--kubeconfig",
+    opts.kubeconfig,
+    "--metrics-bind-address",
+    `127.0.0.1:${port}`,
+    "--health-probe-bind-address",
+    `127.0.0.1:${port}`,
+    "--log-format",
+    "json",
+    "--log-level",
+    "warn",
+    ...opts.args,
   ];
   const argv = opts.profileDir
     ? [process.execPath, "--cpu-prof-md", `--cpu-prof-dir=${opts.profileDir}`, resolve(ROOT, "src/main.ts"), ...runArgs]
@@ -128,8 +140,14 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
     async waitReady(timeoutMs = 60_000) {
       const deadline = spawnedAt + timeoutMs;
       while (performance.now() < deadline) {
-        if (exited()) throw new Error(`the operator exited (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${out.slice(-3000)}`);
-        const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 200, () => false);
+        if (exited())
+          throw new Error(
+            `the operator exited (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${out.slice(-3000)}`,
+          );
+        const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ok) return performance.now() - spawnedAt;
         await Bun.sleep(5);
       }

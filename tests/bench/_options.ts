@@ -72,7 +72,10 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
   };
   const int = (flag: string, v: string | undefined, min: number): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new OptionsError(`${flag} needs a whole number >= ${min} (got ${v === undefined ? "nothing" : JSON.stringify(v)})`);
+    if (!Number.isInteger(n) || n < min)
+      throw new OptionsError(
+        `${flag} needs a whole number >= ${min} (got ${v === undefined ? "nothing" : JSON.stringify(v)})`,
+      );
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -84,8 +87,12 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
         break;
       case "--scenario":
       case "--scenarios":
-        for (const name of (value() ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
-          if (!(SCENARIOS as readonly string[]).includes(name)) throw new OptionsError(`unknown scenario "${name}": choose from ${SCENARIOS.join(", ")}`);
+        for (const name of (value() ?? "")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)) {
+          if (!(SCENARIOS as readonly string[]).includes(name))
+            throw new OptionsError(`unknown scenario "${name}": choose from ${SCENARIOS.join(", ")}`);
           if (!o.scenarios.includes(name as ScenarioName)) o.scenarios.push(name as ScenarioName);
         }
         break;

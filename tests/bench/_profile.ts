@@ -12,7 +12,13 @@ import { join } from "node:path";
 export function hotFunctions(md: string, k: number): { summary: string; rows: string[][] } {
   const lines = md.split("\n");
   const headerAt = lines.findIndex((l) => l.startsWith("| Duration"));
-  const summary = headerAt >= 0 ? (lines[headerAt + 2] ?? "").replace(/^\|\s*|\s*\|$/g, "").split(/\s*\|\s*/).join(", ") : "";
+  const summary =
+    headerAt >= 0
+      ? (lines[headerAt + 2] ?? "")
+          .replace(/^\|\s*|\s*\|$/g, "")
+          .split(/\s*\|\s*/)
+          .join(", ")
+      : "";
   const start = lines.findIndex((l) => l.startsWith("## Hot Functions"));
   const rows: string[][] = [];
   if (start < 0) return { summary, rows };

@@ -15,7 +15,15 @@ const info: RunInfo = {
   machineBusy: 0.5,
   durationSeconds: 60,
 };
-const section: Section = { id: "heal", title: "4. Heal latency", goal: "p99 < 1 s", verdict: "met", headline: "p99 40 ms", tables: [{ head: ["a", "b"], rows: [["x", "1"]] }], notes: ["a note"] };
+const section: Section = {
+  id: "heal",
+  title: "4. Heal latency",
+  goal: "p99 < 1 s",
+  verdict: "met",
+  headline: "p99 40 ms",
+  tables: [{ head: ["a", "b"], rows: [["x", "1"]] }],
+  notes: ["a note"],
+};
 
 test("a rerun keeps the hand-written analysis of the previous report and refreshes everything else", () => {
   const previous = `old numbers\n${ANALYSIS_START}\nThe API server is the bottleneck.\n${ANALYSIS_END}\nmore old numbers`;
@@ -34,21 +42,28 @@ test("the report names the machine, the versions and how busy the machine was", 
 });
 
 test("CPU rows attribute what the named processes did not use to the rest of the machine", () => {
-  const rows = cpuRows({ wallSeconds: 10, byProcess: { operator: 1, "kube-apiserver": 9 }, machineBusy: 15, machineCapacity: 20 });
+  const rows = cpuRows({
+    wallSeconds: 10,
+    byProcess: { operator: 1, "kube-apiserver": 9 },
+    machineBusy: 15,
+    machineCapacity: 20,
+  });
   expect(rows[0]).toEqual(["kube-apiserver", "9.00", "0.90"]);
   expect(rows[2]).toEqual(["everything else on the machine", "5.00", "0.50"]);
   expect(rows[3]?.[2]).toContain("75% busy");
 });
 
 test("metrics text is summed per family and label, and requests per method", () => {
-  const m = parseMetrics([
-    "# HELP rest_client_requests_total x",
-    'rest_client_requests_total{code="200",method="GET",host="h"} 7',
-    'rest_client_requests_total{code="201",method="PATCH",host="h"} 2',
-    'rest_client_requests_total{code="409",method="PATCH",host="h"} 1',
-    'controller_runtime_reconcile_total{controller="webapp",result="success"} 5',
-    "process_resident_memory_bytes 1.5e+07",
-  ].join("\n"));
+  const m = parseMetrics(
+    [
+      "# HELP rest_client_requests_total x",
+      'rest_client_requests_total{code="200",method="GET",host="h"} 7',
+      'rest_client_requests_total{code="201",method="PATCH",host="h"} 2',
+      'rest_client_requests_total{code="409",method="PATCH",host="h"} 1',
+      'controller_runtime_reconcile_total{controller="webapp",result="success"} 5',
+      "process_resident_memory_bytes 1.5e+07",
+    ].join("\n"),
+  );
   expect(requestsByMethod(m)).toEqual({ GET: 7, PATCH: 3 });
   expect(total(m, "rest_client_requests_total", { code: "409" })).toBe(1);
   expect(total(m, "process_resident_memory_bytes")).toBe(15_000_000);

@@ -42,20 +42,30 @@ export function cpuRows(u: CpuUsage): string[][] {
   const known = Object.entries(u.byProcess).sort((a, b) => b[1] - a[1]);
   const sum = known.reduce((s, [, v]) => s + v, 0);
   const rows = known.map(([name, s]) => [name, fmt(s, 2), fmt(s / u.wallSeconds, 2)]);
-  rows.push(["everything else on the machine", fmt(Math.max(0, u.machineBusy - sum), 2), fmt(Math.max(0, u.machineBusy - sum) / u.wallSeconds, 2)]);
+  rows.push([
+    "everything else on the machine",
+    fmt(Math.max(0, u.machineBusy - sum), 2),
+    fmt(Math.max(0, u.machineBusy - sum) / u.wallSeconds, 2),
+  ]);
   const cores = u.machineCapacity / u.wallSeconds;
-  rows.push([`**all ${cores.toFixed(0)} cores**`, fmt(u.machineBusy, 2), `${fmt(u.machineBusy / u.wallSeconds, 2)} of ${cores.toFixed(0)} (${fmt((100 * u.machineBusy) / u.machineCapacity, 0)}% busy)`]);
+  rows.push([
+    `**all ${cores.toFixed(0)} cores**`,
+    fmt(u.machineBusy, 2),
+    `${fmt(u.machineBusy / u.wallSeconds, 2)} of ${cores.toFixed(0)} (${fmt((100 * u.machineBusy) / u.machineCapacity, 0)}% busy)`,
+  ]);
   return rows;
 }
 
 export function render(info: RunInfo, sections: Section[], previous: string | undefined): string {
-  const analysis = previous?.includes(ANALYSIS_START) && previous.includes(ANALYSIS_END)
-    ? previous.slice(previous.indexOf(ANALYSIS_START), previous.indexOf(ANALYSIS_END) + ANALYSIS_END.length)
-    : `${ANALYSIS_START}\n_No analysis written yet._\n${ANALYSIS_END}`;
-  const shared = info.machineBusy > 0
-    ? `The whole machine was ${fmt(100 * info.machineBusy, 0)}% busy on average during the run (load average ${info.loadBefore} before, ${info.loadAfter} after); ` +
-      "the CPU tables below separate the benchmark's processes from everything else that ran."
-    : "";
+  const analysis =
+    previous?.includes(ANALYSIS_START) && previous.includes(ANALYSIS_END)
+      ? previous.slice(previous.indexOf(ANALYSIS_START), previous.indexOf(ANALYSIS_END) + ANALYSIS_END.length)
+      : `${ANALYSIS_START}\n_No analysis written yet._\n${ANALYSIS_END}`;
+  const shared =
+    info.machineBusy > 0
+      ? `The whole machine was ${fmt(100 * info.machineBusy, 0)}% busy on average during the run (load average ${info.loadBefore} before, ${info.loadAfter} after); ` +
+        "the CPU tables below separate the benchmark's processes from everything else that ran."
+      : "";
   const summary: Table = {
     head: ["scenario", "goal", "result", "verdict"],
     left: 4,
@@ -87,5 +97,9 @@ export function render(info: RunInfo, sections: Section[], previous: string | un
 }
 
 function anchor(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9 -]/g, "").trim().replace(/ /g, "-");
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, "")
+    .trim()
+    .replace(/ /g, "-");
 }

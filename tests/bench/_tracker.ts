@@ -28,7 +28,12 @@ export interface Tracker<T extends KubeObject> {
   stop(): void;
 }
 
-export function createTracker<T extends KubeObject>(kube: KubeClient, rt: ResourceType, namespace: string, labelSelector?: string): Tracker<T> {
+export function createTracker<T extends KubeObject>(
+  kube: KubeClient,
+  rt: ResourceType,
+  namespace: string,
+  labelSelector?: string,
+): Tracker<T> {
   const objects = new Map<string, T>();
   const waiters = new Set<Waiter<T>>();
   const stop = new AbortController();
@@ -57,7 +62,11 @@ export function createTracker<T extends KubeObject>(kube: KubeClient, rt: Resour
     while (!stop.signal.aborted) {
       try {
         const stream = await kube.watch<T>(rt, {
-          namespace, resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 1800, signal: stop.signal,
+          namespace,
+          resourceVersion: rv,
+          allowWatchBookmarks: true,
+          timeoutSeconds: 1800,
+          signal: stop.signal,
           ...(labelSelector ? { labelSelector } : {}),
         });
         opened();
@@ -78,7 +87,11 @@ export function createTracker<T extends KubeObject>(kube: KubeClient, rt: Resour
     }
   }
 
-  function wait(what: string, timeoutMs: number, make: (resolve: (t: number) => void) => Waiter<T> & { initial(): boolean; progress(): string }): Promise<number> {
+  function wait(
+    what: string,
+    timeoutMs: number,
+    make: (resolve: (t: number) => void) => Waiter<T> & { initial(): boolean; progress(): string },
+  ): Promise<number> {
     return new Promise((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const w = make((t) => {

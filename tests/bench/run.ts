@@ -31,13 +31,22 @@ import { update } from "./scenarios/update.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const started = performance.now();
-const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}s] ${line}\n`);
+const log = (line: string) =>
+  process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}s] ${line}\n`);
 
-const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = { convergence, steady, memory, heal, startup, failover, update };
+const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
+  convergence,
+  steady,
+  memory,
+  heal,
+  startup,
+  failover,
+  update,
+};
 /** Execution order: convergence first (it leaves the fixture), memory last (10,000 WebApps load the cluster most). */
 const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
 
-let opts;
+let opts: ReturnType<typeof parseOptions>;
 try {
   opts = parseOptions(process.argv.slice(2), ROOT);
 } catch (e) {
@@ -48,7 +57,11 @@ try {
 
 if (opts.build) {
   log("building dist/devctl");
-  const b = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+  const b = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], {
+    cwd: ROOT,
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if (b.exitCode !== 0) process.exit(1);
 }
 if (!existsSync(DEVCTL)) {
@@ -58,7 +71,10 @@ if (!existsSync(DEVCTL)) {
 
 const copy = useBinary(`${tmpdir()}/devctl-bench-${process.pid}`);
 log(`measuring a private copy of dist/devctl: ${copy}`);
-const version = Bun.spawnSync([binary, "--version"]).stdout.toString().trim().replace(/^devctl /, "");
+const version = Bun.spawnSync([binary, "--version"])
+  .stdout.toString()
+  .trim()
+  .replace(/^devctl /, "");
 const cluster: BenchCluster = await acquireCluster(log);
 const kube = createKubeClient({ kubeconfig: cluster.kubeconfig });
 const ctx = createContext(opts, kube, cluster, log);
@@ -74,7 +90,8 @@ async function cleanup(): Promise<void> {
   await ctx.stopOperators();
   if (!cluster.stopsOnRelease) {
     for (const ns of ctx.leftovers) await ctx.kube.delete(NAMESPACES, ns).catch(() => {});
-    if (ctx.leftovers.length) log(`deleting the namespaces this run created: ${ctx.leftovers.join(", ")} (not waiting)`);
+    if (ctx.leftovers.length)
+      log(`deleting the namespaces this run created: ${ctx.leftovers.join(", ")} (not waiting)`);
   }
   await cluster.release();
   rmSync(dirname(binary), { recursive: true, force: true });
@@ -94,8 +111,16 @@ try {
     try {
       sections.set(name, await RUNNERS[name](ctx));
     } catch (e) {
-      log(`${name} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-      sections.set(name, { id: name, title: name, verdict: "not measured", headline: "failed", failed: true, tables: [], notes: [`This scenario failed: ${e instanceof Error ? e.message : String(e)}`] });
+      log(`${name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      sections.set(name, {
+        id: name,
+        title: name,
+        verdict: "not measured",
+        headline: "failed",
+        failed: true,
+        tables: [],
+        notes: [`This scenario failed: ${e instanceof Error ? e.message : String(e)}`],
+      });
     } finally {
       await ctx.stopOperators();
     }
@@ -109,7 +134,12 @@ const cpu1 = machineCpu();
 const report = render(
   {
     date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
-    machine: { cores: cpus().length, memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`, cpu: cpus()[0]?.model ?? "unknown", kernel: release() },
+    machine: {
+      cores: cpus().length,
+      memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+      cpu: cpus()[0]?.model ?? "unknown",
+      kernel: release(),
+    },
     versions: { bun: Bun.version, kubernetes, devctl: version },
     cluster: cluster.description,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,

@@ -51,11 +51,21 @@ export function restartWindows(faults: FaultRecord[]): [number, number][] {
     .map((f) => [f.startedAt, (f.endedAt || Date.now()) + 5_000]);
 }
 
-const result = (name: string, checked: number, problems: string[]): CheckResult => ({ name, ok: problems.length === 0, checked, problems });
+const result = (name: string, checked: number, problems: string[]): CheckResult => ({
+  name,
+  ok: problems.length === 0,
+  checked,
+  problems,
+});
 
-export function processChecks(fleet: Fleet, faults: FaultRecord[]): { checks: CheckResult[]; errorLines: Record<ErrorClass, number> } {
+export function processChecks(
+  fleet: Fleet,
+  faults: FaultRecord[],
+): { checks: CheckResult[]; errorLines: Record<ErrorClass, number> } {
   const all: ProcessRecord[] = fleet.history;
-  const exits = all.filter((p) => p.exit && !p.exit.expected).map((p) => `pid ${p.pid} (slot ${p.slot}): ${p.exit!.cause}: ${p.exit!.detail}`);
+  const exits = all
+    .filter((p) => p.exit && !p.exit.expected)
+    .map((p) => `pid ${p.pid} (slot ${p.slot}): ${p.exit!.cause}: ${p.exit!.detail}`);
   const running = all.filter((p) => !p.exit).map((p) => `pid ${p.pid} has not exited`);
   const windows = restartWindows(faults);
   const inRestart = (at: number) => windows.some(([from, to]) => at >= from && at <= to);
@@ -65,28 +75,59 @@ export function processChecks(fleet: Fleet, faults: FaultRecord[]): { checks: Ch
     for (const e of p.errors) {
       const c = classifyError(e, inRestart(Date.parse(e.ts)));
       errorLines[c]++;
-      if (c === "unexpected" && unexpected.length < 20) unexpected.push(`pid ${p.pid} ${e.ts}: ${e.msg}${e.error ? ` (${e.error})` : ""}`);
+      if (c === "unexpected" && unexpected.length < 20)
+        unexpected.push(`pid ${p.pid} ${e.ts}: ${e.msg}${e.error ? ` (${e.error})` : ""}`);
     }
   }
   const forbiddenLines = all.flatMap((p) => p.forbidden.map((f) => ({ ...f, pid: p.pid })));
-  const forbidden = forbiddenLines.filter((f) => !inRestart(f.at)).slice(0, 10).map((f) => `pid ${f.pid}: ${f.line}`);
+  const forbidden = forbiddenLines
+    .filter((f) => !inRestart(f.at))
+    .slice(0, 10)
+    .map((f) => `pid ${f.pid}: ${f.line}`);
   const excused = forbiddenLines.length - forbiddenLines.filter((f) => !inRestart(f.at)).length;
   const faultProblems = faults.filter((f) => f.error).map((f) => `${f.kind}: ${f.error}`);
   const { rounds, longestRun } = fleet.dualLeadership;
   return {
     errorLines,
     checks: [
-      result("operators exited only when a fault made them (kill, SIGTERM handover, lease lost or start failed during an API-server fault)", all.length, [...exits, ...running]),
-      result("no unexpected error-level log lines (only transient API errors and fault-caused lease losses)", errorLines.transient + errorLines.leadership + errorLines.unexpected, unexpected),
-      result(`never two leaders at once (scrapes with two replicas leading: ${rounds}, longest run ${longestRun})`, all.length, longestRun >= 2 ? [`${rounds} scrape rounds saw two replicas leading, ${longestRun} in a row`] : []),
-      result(`the replicas needed nothing beyond the installed RBAC: no 'forbidden' in any log outside kube-apiserver restarts (${excused} lines inside them, while its RBAC cache was empty)`, forbiddenLines.length, forbidden),
-      result("every fault was undone and the replicas were ready with one leader again in time", faults.length, faultProblems),
+      result(
+        "operators exited only when a fault made them (kill, SIGTERM handover, lease lost or start failed during an API-server fault)",
+        all.length,
+        [...exits, ...running],
+      ),
+      result(
+        "no unexpected error-level log lines (only transient API errors and fault-caused lease losses)",
+        errorLines.transient + errorLines.leadership + errorLines.unexpected,
+        unexpected,
+      ),
+      result(
+        `never two leaders at once (scrapes with two replicas leading: ${rounds}, longest run ${longestRun})`,
+        all.length,
+        longestRun >= 2 ? [`${rounds} scrape rounds saw two replicas leading, ${longestRun} in a row`] : [],
+      ),
+      result(
+        `the replicas needed nothing beyond the installed RBAC: no 'forbidden' in any log outside kube-apiserver restarts (${excused} lines inside them, while its RBAC cache was empty)`,
+        forbiddenLines.length,
+        forbidden,
+      ),
+      result(
+        "every fault was undone and the replicas were ready with one leader again in time",
+        faults.length,
+        faultProblems,
+      ),
     ],
   };
 }
 
 /** Sum over processes of their last scrape (killed processes: up to one second stale). */
-export function totals(fleet: Fleet): { reconciles: number; reconcileErrors: number; writes: number; requests: number; desynced: number; adopted: number } {
+export function totals(fleet: Fleet): {
+  reconciles: number;
+  reconcileErrors: number;
+  writes: number;
+  requests: number;
+  desynced: number;
+  adopted: number;
+} {
   let reconciles = 0;
   let reconcileErrors = 0;
   let writes = 0;
@@ -100,14 +141,22 @@ export function totals(fleet: Fleet): { reconciles: number; reconcileErrors: num
     }
   }
   const sum = (f: (p: ProcessRecord) => number) => fleet.history.reduce((n, p) => n + f(p), 0);
-  return { reconciles, reconcileErrors, writes, requests, desynced: sum((p) => p.desynced), adopted: sum((p) => p.adopted) };
+  return {
+    reconciles,
+    reconcileErrors,
+    writes,
+    requests,
+    desynced: sum((p) => p.desynced),
+    adopted: sum((p) => p.adopted),
+  };
 }
 
 /** POST and PATCH requests of the live replicas (Lease renewals are PUTs and do not count). */
 export function objectWrites(fleet: Fleet): number {
   let n = 0;
   for (const p of fleet.current()) {
-    for (const [k, v] of Object.entries(p?.scrape?.requests ?? {})) if (k.startsWith("POST ") || k.startsWith("PATCH ")) n += v;
+    for (const [k, v] of Object.entries(p?.scrape?.requests ?? {}))
+      if (k.startsWith("POST ") || k.startsWith("PATCH ")) n += v;
   }
   return n;
 }
@@ -116,7 +165,11 @@ export function objectWrites(fleet: Fleet): number {
  * Sets `healthyMs` of each fault: from its end until every replica answered /readyz 200 again (0 if
  * they all did at its end), when that happened before the next fault started.
  */
-export function measureHealthy(readiness: { at: number; allReady: boolean }[], faults: FaultRecord[], until: number): void {
+export function measureHealthy(
+  readiness: { at: number; allReady: boolean }[],
+  faults: FaultRecord[],
+  until: number,
+): void {
   faults.forEach((f, i) => {
     const next = faults[i + 1]?.startedAt ?? until;
     const before = readiness.filter((r) => r.at <= f.endedAt).at(-1);

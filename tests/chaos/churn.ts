@@ -47,7 +47,13 @@ const WEIGHTS: Record<ChurnKind, number> = {
   "webapp-annotate": 6,
 };
 
-export const IMAGES = ["nginx:1.25", "nginx:1.27", "httpd:2.4", "registry.k8s.io/pause:3.10", "ghcr.io/example/app:v2"] as const;
+export const IMAGES = [
+  "nginx:1.25",
+  "nginx:1.27",
+  "httpd:2.4",
+  "registry.k8s.io/pause:3.10",
+  "ghcr.io/example/app:v2",
+] as const;
 export const PORTS = [80, 8080, 3000, 9090] as const;
 
 export interface Population {
@@ -76,7 +82,14 @@ export function randomSpec(random: Random): { image: string; replicas: number; p
   return { image: random.pick(IMAGES), replicas: random.int(1, 3), port: random.pick(PORTS) };
 }
 
-export function createChurn(o: { client: KubeClient; namespace: string; kubeconfig: string; kubectlCacheDir: string; population: Population; random: Random }) {
+export function createChurn(o: {
+  client: KubeClient;
+  namespace: string;
+  kubeconfig: string;
+  kubectlCacheDir: string;
+  population: Population;
+  random: Random;
+}) {
   const { client, namespace: ns, population: pop, random } = o;
   const stats: ChurnStats = {
     ops: Object.fromEntries(CHURN_KINDS.map((k) => [k, { ok: 0, failed: 0 }])) as ChurnStats["ops"],
@@ -84,11 +97,29 @@ export function createChurn(o: { client: KubeClient; namespace: string; kubeconf
     viaKubectl: 0,
   };
   const target = () => random.pick([...pop.live].filter((n) => !pop.protectedNames.has(n)));
-  const webapp = (name: string) => ({ apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name, namespace: ns }, spec: randomSpec(random) });
+  const webapp = (name: string) => ({
+    apiVersion: "apps.example.com/v1",
+    kind: "WebApp",
+    metadata: { name, namespace: ns },
+    spec: randomSpec(random),
+  });
 
   async function kubectl(args: string[]): Promise<void> {
     stats.viaKubectl++;
-    const p = Bun.spawn(["kubectl", "--kubeconfig", o.kubeconfig, "--cache-dir", o.kubectlCacheDir, "--request-timeout=5s", "-n", ns, ...args], { stdout: "ignore", stderr: "pipe" });
+    const p = Bun.spawn(
+      [
+        "kubectl",
+        "--kubeconfig",
+        o.kubeconfig,
+        "--cache-dir",
+        o.kubectlCacheDir,
+        "--request-timeout=5s",
+        "-n",
+        ns,
+        ...args,
+      ],
+      { stdout: "ignore", stderr: "pipe" },
+    );
     const [stderr, code] = [await new Response(p.stderr).text(), await p.exited];
     if (code !== 0) throw new Error(`kubectl ${args[0]}: ${stderr.trim().split("\n")[0]}`);
   }
@@ -115,7 +146,13 @@ export function createChurn(o: { client: KubeClient; namespace: string; kubeconf
       case "deployment-set-image": {
         const image = random.pick(["evil:latest", "nginx:1.19", ...IMAGES]);
         if (random.chance(0.3)) return kubectl(["set", "image", `deployment/${dep}`, `app=${image}`]);
-        await client.patch(DEPLOYMENTS, dep, ns, { spec: { template: { spec: { containers: [{ name: "app", image }] } } } }, "strategic");
+        await client.patch(
+          DEPLOYMENTS,
+          dep,
+          ns,
+          { spec: { template: { spec: { containers: [{ name: "app", image }] } } } },
+          "strategic",
+        );
         return;
       }
       case "deployment-unlabel":
@@ -124,8 +161,18 @@ export function createChurn(o: { client: KubeClient; namespace: string; kubeconf
       case "deployment-delete":
         return client.delete(DEPLOYMENTS, dep, ns);
       case "service-edit":
-        if (random.chance(0.5)) await client.patch(SERVICES, svc, ns, { spec: { selector: { app: "someone-else" } } }, "merge");
-        else await client.patch(SERVICES, svc, ns, { spec: { ports: [{ name: "http", port: 80, targetPort: random.pick([1, 9999, 8081]), protocol: "TCP" }] } }, "strategic");
+        if (random.chance(0.5))
+          await client.patch(SERVICES, svc, ns, { spec: { selector: { app: "someone-else" } } }, "merge");
+        else
+          await client.patch(
+            SERVICES,
+            svc,
+            ns,
+            {
+              spec: { ports: [{ name: "http", port: 80, targetPort: random.pick([1, 9999, 8081]), protocol: "TCP" }] },
+            },
+            "strategic",
+          );
         return;
       case "service-delete":
         return client.delete(SERVICES, svc, ns);
@@ -148,7 +195,13 @@ export function createChurn(o: { client: KubeClient; namespace: string; kubeconf
         return;
       }
       case "webapp-annotate":
-        await client.patch(WEBAPPS, name, ns, { metadata: { annotations: { "chaos/touched": String(Date.now()) } } }, "merge");
+        await client.patch(
+          WEBAPPS,
+          name,
+          ns,
+          { metadata: { annotations: { "chaos/touched": String(Date.now()) } } },
+          "merge",
+        );
         return;
     }
   }
@@ -158,20 +211,26 @@ export function createChurn(o: { client: KubeClient; namespace: string; kubeconf
     /** Runs `workers` loops of random operations until `signal` aborts; resolves when all stopped. */
     async run(signal: AbortSignal, workers: number, pauseMs: [number, number]): Promise<void> {
       const kinds = CHURN_KINDS.map((k) => [k, WEIGHTS[k]] as const);
-      await Promise.all(Array.from({ length: workers }, async () => {
-        while (!signal.aborted) {
-          const kind = random.weighted(kinds);
-          try {
-            await perform(kind);
-            stats.ops[kind].ok++;
-          } catch (e) {
-            stats.ops[kind].failed++;
-            const msg = (e instanceof Error ? e.message : String(e)).replace(/app-\d+/g, "app-N").replace(/\d{3,}/g, "N").slice(0, 200);
-            if (stats.failures.has(msg) || stats.failures.size < 40) stats.failures.set(msg, (stats.failures.get(msg) ?? 0) + 1);
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          while (!signal.aborted) {
+            const kind = random.weighted(kinds);
+            try {
+              await perform(kind);
+              stats.ops[kind].ok++;
+            } catch (e) {
+              stats.ops[kind].failed++;
+              const msg = (e instanceof Error ? e.message : String(e))
+                .replace(/app-\d+/g, "app-N")
+                .replace(/\d{3,}/g, "N")
+                .slice(0, 200);
+              if (stats.failures.has(msg) || stats.failures.size < 40)
+                stats.failures.set(msg, (stats.failures.get(msg) ?? 0) + 1);
+            }
+            await Bun.sleep(random.int(pauseMs[0], pauseMs[1]));
           }
-          await Bun.sleep(random.int(pauseMs[0], pauseMs[1]));
-        }
-      }));
+        }),
+      );
     },
   };
 }

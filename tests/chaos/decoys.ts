@@ -58,19 +58,37 @@ interface Settling extends KubeObject {
 
 export function fingerprintOf(obj: KubeObject): string {
   const m = obj.metadata;
-  const managed = ((m.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }[])
+  const managed = (
+    (m.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown }[]
+  )
     .filter((f) => !f.subresource)
     .map((f) => ({ manager: f.manager, operation: f.operation, fields: f.fieldsV1 }));
-  return JSON.stringify({ generation: m.generation, spec: obj.spec, labels: m.labels, annotations: m.annotations, owners: m.ownerReferences, finalizers: m.finalizers, managed });
+  return JSON.stringify({
+    generation: m.generation,
+    spec: obj.spec,
+    labels: m.labels,
+    annotations: m.annotations,
+    owners: m.ownerReferences,
+    finalizers: m.finalizers,
+    managed,
+  });
 }
 
 /** Waits until each decoy is settled, then records its fingerprint. */
-export async function fingerprintDecoys(client: KubeClient, namespace: string, decoys: Decoy[], timeoutMs = 60_000): Promise<void> {
+export async function fingerprintDecoys(
+  client: KubeClient,
+  namespace: string,
+  decoys: Decoy[],
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const d of decoys) {
     for (;;) {
       const obj = await client.get<Settling>(d.rt, d.name, namespace);
-      const settled = d.rt !== DEPLOYMENTS || (obj.metadata.annotations?.["deployment.kubernetes.io/revision"] && obj.status?.observedGeneration === obj.metadata.generation);
+      const settled =
+        d.rt !== DEPLOYMENTS ||
+        (obj.metadata.annotations?.["deployment.kubernetes.io/revision"] &&
+          obj.status?.observedGeneration === obj.metadata.generation);
       if (settled) {
         d.fingerprint = fingerprintOf(obj);
         break;
@@ -87,10 +105,14 @@ export async function changedDecoys(client: KubeClient, namespace: string, decoy
   for (const d of decoys) {
     try {
       const now = fingerprintOf(await client.get(d.rt, d.name, namespace));
-      if (now !== d.fingerprint) problems.push(`${d.rt.kind} ${d.name} changed:\n      before ${d.fingerprint}\n      after  ${now}`);
-      if (now.includes('"manager":"webapp-operator"')) problems.push(`${d.rt.kind} ${d.name} has fields managed by webapp-operator`);
+      if (now !== d.fingerprint)
+        problems.push(`${d.rt.kind} ${d.name} changed:\n      before ${d.fingerprint}\n      after  ${now}`);
+      if (now.includes('"manager":"webapp-operator"'))
+        problems.push(`${d.rt.kind} ${d.name} has fields managed by webapp-operator`);
     } catch (e) {
-      problems.push(isNotFound(e) ? `${d.rt.kind} ${d.name} was deleted` : `${d.rt.kind} ${d.name}: ${(e as Error).message}`);
+      problems.push(
+        isNotFound(e) ? `${d.rt.kind} ${d.name} was deleted` : `${d.rt.kind} ${d.name}: ${(e as Error).message}`,
+      );
     }
   }
   return problems;

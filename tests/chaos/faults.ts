@@ -28,9 +28,11 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   "apiserver-restart": "kube-apiserver stopped and started again",
-  "resourceversions-expired": "etcd compacted + kube-apiserver restarted: every resourceVersion held is gone (410 on re-watch)",
+  "resourceversions-expired":
+    "etcd compacted + kube-apiserver restarted: every resourceVersion held is gone (410 on re-watch)",
   "apiserver-freeze": "kube-apiserver frozen (SIGSTOP) for less than the renew deadline, then thawed",
-  "apiserver-freeze-past-renew-deadline": "kube-apiserver frozen for longer than the renew deadline: the leader must give up",
+  "apiserver-freeze-past-renew-deadline":
+    "kube-apiserver frozen for longer than the renew deadline: the leader must give up",
   "kill-leader": "the leading operator replica killed with SIGKILL",
   "kill-standby": "the standby operator replica killed with SIGKILL",
   "leader-handover": "the leading replica stopped with SIGTERM: it releases the Lease",
@@ -63,7 +65,13 @@ export interface FaultInjector {
   run(deadline: number, gapMs: [number, number], signal: AbortSignal, maxFaults?: number): Promise<void>;
 }
 
-export function createFaultInjector(o: { fleet: Fleet; random: Random; lease: LeaseTimings; stableTimeoutMs: number; log: (line: string) => void }): FaultInjector {
+export function createFaultInjector(o: {
+  fleet: Fleet;
+  random: Random;
+  lease: LeaseTimings;
+  stableTimeoutMs: number;
+  log: (line: string) => void;
+}): FaultInjector {
   const records: FaultRecord[] = [];
   let apiActive = false;
   let apiEndedAt = 0;
@@ -177,7 +185,9 @@ export function createFaultInjector(o: { fleet: Fleet; random: Random; lease: Le
         // 410s show up while the replicas re-list after the restart: count them once recovered.
         const desynced = desyncs() - desyncedBefore;
         if (desynced > 0) r.detail += `; ${desynced} watch(es) got 410 Gone and re-listed`;
-        o.log(`fault ${records.length}: ${kind}: ${r.detail}; stable again after ${(r.recoveredMs / 1000).toFixed(1)} s`);
+        o.log(
+          `fault ${records.length}: ${kind}: ${r.detail}; stable again after ${(r.recoveredMs / 1000).toFixed(1)} s`,
+        );
       } catch (e) {
         r.endedAt ||= Date.now();
         r.error = e instanceof Error ? e.message : String(e);
@@ -191,7 +201,8 @@ export function createFaultInjector(o: { fleet: Fleet; random: Random; lease: Le
       while (!signal.aborted) {
         const gap = random.int(gapMin, gapMax);
         await Bun.sleep(firstRound.length ? gap : Math.max(0, Math.min(gap, deadline - Date.now())));
-        if (signal.aborted || (firstRound.length === 0 && (Date.now() >= deadline || records.length >= maxFaults))) return;
+        if (signal.aborted || (firstRound.length === 0 && (Date.now() >= deadline || records.length >= maxFaults)))
+          return;
         await this.inject(firstRound.shift() ?? random.pick(FAULT_KINDS));
       }
     },

@@ -31,7 +31,10 @@ interface Child extends KubeObject {
   spec: {
     replicas?: number;
     selector?: { matchLabels?: Record<string, string> } | Record<string, string>;
-    template?: { metadata?: { labels?: Record<string, string> }; spec: { containers: { name: string; image: string; ports?: { containerPort: number }[] }[] } };
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec: { containers: { name: string; image: string; ports?: { containerPort: number }[] }[] };
+    };
     ports?: { port: number; targetPort: number | string }[];
   };
   status?: { readyReplicas?: number; replicas?: number; observedGeneration?: number };
@@ -40,9 +43,19 @@ interface Child extends KubeObject {
 const MANAGED = { "managed-by": "webapp-operator" };
 const controllerUid = (o: KubeObject) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-const result = (name: string, checked: number, problems: string[]): CheckResult => ({ name, ok: problems.length === 0, checked, problems });
+const result = (name: string, checked: number, problems: string[]): CheckResult => ({
+  name,
+  ok: problems.length === 0,
+  checked,
+  problems,
+});
 
-export async function convergenceChecks(client: KubeClient, namespace: string, collisionName: string, deletedNames: Iterable<string>): Promise<CheckResult[]> {
+export async function convergenceChecks(
+  client: KubeClient,
+  namespace: string,
+  collisionName: string,
+  deletedNames: Iterable<string>,
+): Promise<CheckResult[]> {
   const [webapps, deployments, services] = await Promise.all([
     client.listAll<WebAppLike>(WEBAPPS, { namespace }),
     client.listAll<Child>(DEPLOYMENTS, { namespace }),
@@ -60,65 +73,135 @@ export async function convergenceChecks(client: KubeClient, namespace: string, c
     const svcs = owned(services.items, w.metadata.uid);
     const cond = (type: string) => w.status?.conditions?.find((c) => c.type === type);
     if (name === collisionName) {
-      if (cond("Degraded")?.status !== "True" || cond("Degraded")?.reason !== "ResourceExists") collision.push(`${name}: Degraded is ${JSON.stringify(cond("Degraded"))}`);
+      if (cond("Degraded")?.status !== "True" || cond("Degraded")?.reason !== "ResourceExists")
+        collision.push(`${name}: Degraded is ${JSON.stringify(cond("Degraded"))}`);
       if (deps.length !== 0) collision.push(`${name}: controls ${deps.length} Deployment(s)`);
       if (svcs.length !== 1) collision.push(`${name}: controls ${svcs.length} Service(s)`);
       continue;
     }
     regular++;
     const spec = w.spec as { image: string; replicas: number; port: number };
-    if (deps.length !== 1 || deps[0]?.metadata.name !== `${name}-deployment`) children.push(`${name}: controls Deployments [${deps.map((d) => d.metadata.name).join(", ")}]`);
-    if (svcs.length !== 1 || svcs[0]?.metadata.name !== `${name}-svc`) children.push(`${name}: controls Services [${svcs.map((d) => d.metadata.name).join(", ")}]`);
+    if (deps.length !== 1 || deps[0]?.metadata.name !== `${name}-deployment`)
+      children.push(`${name}: controls Deployments [${deps.map((d) => d.metadata.name).join(", ")}]`);
+    if (svcs.length !== 1 || svcs[0]?.metadata.name !== `${name}-svc`)
+      children.push(`${name}: controls Services [${svcs.map((d) => d.metadata.name).join(", ")}]`);
     const d = deps[0];
     if (d) {
       const c = d.spec.template?.spec.containers.find((x) => x.name === "app");
-      const want = { replicas: spec.replicas, image: spec.image, port: spec.port, containers: 1, labels, selector: labels, podLabels: labels };
-      const have = {
-        replicas: d.spec.replicas, image: c?.image, port: c?.ports?.[0]?.containerPort, containers: d.spec.template?.spec.containers.length,
-        labels: pick(d.metadata.labels, labels), selector: (d.spec.selector as { matchLabels?: unknown })?.matchLabels, podLabels: pick(d.spec.template?.metadata?.labels, labels),
+      const want = {
+        replicas: spec.replicas,
+        image: spec.image,
+        port: spec.port,
+        containers: 1,
+        labels,
+        selector: labels,
+        podLabels: labels,
       };
-      if (!same(want, have)) children.push(`${name}: Deployment is ${JSON.stringify(have)}, want ${JSON.stringify(want)}`);
-      else if (d.status?.observedGeneration !== d.metadata.generation || (d.status?.readyReplicas ?? 0) !== spec.replicas) {
-        children.push(`${name}: Deployment not rolled out (generation ${d.metadata.generation}, observed ${d.status?.observedGeneration}, ready ${d.status?.readyReplicas ?? 0}/${spec.replicas})`);
+      const have = {
+        replicas: d.spec.replicas,
+        image: c?.image,
+        port: c?.ports?.[0]?.containerPort,
+        containers: d.spec.template?.spec.containers.length,
+        labels: pick(d.metadata.labels, labels),
+        selector: (d.spec.selector as { matchLabels?: unknown })?.matchLabels,
+        podLabels: pick(d.spec.template?.metadata?.labels, labels),
+      };
+      if (!same(want, have))
+        children.push(`${name}: Deployment is ${JSON.stringify(have)}, want ${JSON.stringify(want)}`);
+      else if (
+        d.status?.observedGeneration !== d.metadata.generation ||
+        (d.status?.readyReplicas ?? 0) !== spec.replicas
+      ) {
+        children.push(
+          `${name}: Deployment not rolled out (generation ${d.metadata.generation}, observed ${d.status?.observedGeneration}, ready ${d.status?.readyReplicas ?? 0}/${spec.replicas})`,
+        );
       }
     }
     const s = svcs[0];
     if (s) {
       const want = { ports: [{ port: 80, targetPort: spec.port }], selector: labels, labels };
-      const have = { ports: (s.spec.ports ?? []).map((p) => ({ port: p.port, targetPort: p.targetPort })), selector: s.spec.selector, labels: pick(s.metadata.labels, labels) };
+      const have = {
+        ports: (s.spec.ports ?? []).map((p) => ({ port: p.port, targetPort: p.targetPort })),
+        selector: s.spec.selector,
+        labels: pick(s.metadata.labels, labels),
+      };
       if (!same(want, have)) children.push(`${name}: Service is ${JSON.stringify(have)}, want ${JSON.stringify(want)}`);
     }
     const st = w.status;
-    const wantStatus = { observedGeneration: w.metadata.generation, readyReplicas: spec.replicas, Available: "True", Progressing: "False", Degraded: "False" };
-    const haveStatus = { observedGeneration: st?.observedGeneration, readyReplicas: st?.readyReplicas, Available: cond("Available")?.status, Progressing: cond("Progressing")?.status, Degraded: cond("Degraded")?.status };
-    if (!same(wantStatus, haveStatus)) status.push(`${name}: status ${JSON.stringify(haveStatus)}, want ${JSON.stringify(wantStatus)}${cond("Degraded")?.status === "True" ? ` (${cond("Degraded")?.message})` : ""}`);
+    const wantStatus = {
+      observedGeneration: w.metadata.generation,
+      readyReplicas: spec.replicas,
+      Available: "True",
+      Progressing: "False",
+      Degraded: "False",
+    };
+    const haveStatus = {
+      observedGeneration: st?.observedGeneration,
+      readyReplicas: st?.readyReplicas,
+      Available: cond("Available")?.status,
+      Progressing: cond("Progressing")?.status,
+      Degraded: cond("Degraded")?.status,
+    };
+    if (!same(wantStatus, haveStatus))
+      status.push(
+        `${name}: status ${JSON.stringify(haveStatus)}, want ${JSON.stringify(wantStatus)}${cond("Degraded")?.status === "True" ? ` (${cond("Degraded")?.message})` : ""}`,
+      );
   }
 
   const uids = new Set(webapps.items.map((w) => w.metadata.uid));
   const orphans: string[] = [];
-  const ours = (c: Child) => c.metadata.labels?.["managed-by"] === MANAGED["managed-by"] || c.metadata.ownerReferences?.some((r) => r.kind === "WebApp");
-  for (const [kind, items] of [["Deployment", deployments.items], ["Service", services.items]] as const) {
+  const ours = (c: Child) =>
+    c.metadata.labels?.["managed-by"] === MANAGED["managed-by"] ||
+    c.metadata.ownerReferences?.some((r) => r.kind === "WebApp");
+  for (const [kind, items] of [
+    ["Deployment", deployments.items],
+    ["Service", services.items],
+  ] as const) {
     for (const c of items) {
       if (!ours(c) || c.metadata.name?.startsWith("impostor-")) continue;
-      if (!uids.has(controllerUid(c))) orphans.push(`${kind} ${c.metadata.name}: owner ${JSON.stringify(c.metadata.ownerReferences ?? [])} does not exist`);
+      if (!uids.has(controllerUid(c)))
+        orphans.push(
+          `${kind} ${c.metadata.name}: owner ${JSON.stringify(c.metadata.ownerReferences ?? [])} does not exist`,
+        );
     }
   }
   const existing = new Set(webapps.items.map((w) => w.metadata.name));
   const gone = [...deletedNames].filter((n) => !existing.has(n));
   for (const n of gone) {
-    if (deployments.items.some((d) => d.metadata.name === `${n}-deployment`)) orphans.push(`Deployment ${n}-deployment of deleted WebApp ${n} remains`);
-    if (services.items.some((s) => s.metadata.name === `${n}-svc`)) orphans.push(`Service ${n}-svc of deleted WebApp ${n} remains`);
+    if (deployments.items.some((d) => d.metadata.name === `${n}-deployment`))
+      orphans.push(`Deployment ${n}-deployment of deleted WebApp ${n} remains`);
+    if (services.items.some((s) => s.metadata.name === `${n}-svc`))
+      orphans.push(`Service ${n}-svc of deleted WebApp ${n} remains`);
   }
   return [
-    result("every WebApp has exactly one Deployment and one Service, controlled by it and matching its spec", regular, children),
-    result("every WebApp's status is truthful (observedGeneration = generation, readyReplicas = spec.replicas, Available=True, Progressing=False, Degraded=False)", regular, status),
-    result("the WebApp whose Deployment name is taken reports Degraded/ResourceExists and has only its Service", 1, collision),
-    result(`no orphaned children: every child belongs to a live WebApp, and the ${gone.length} WebApps deleted for good left nothing behind`, deployments.items.length + services.items.length, orphans),
+    result(
+      "every WebApp has exactly one Deployment and one Service, controlled by it and matching its spec",
+      regular,
+      children,
+    ),
+    result(
+      "every WebApp's status is truthful (observedGeneration = generation, readyReplicas = spec.replicas, Available=True, Progressing=False, Degraded=False)",
+      regular,
+      status,
+    ),
+    result(
+      "the WebApp whose Deployment name is taken reports Degraded/ResourceExists and has only its Service",
+      1,
+      collision,
+    ),
+    result(
+      `no orphaned children: every child belongs to a live WebApp, and the ${gone.length} WebApps deleted for good left nothing behind`,
+      deployments.items.length + services.items.length,
+      orphans,
+    ),
   ];
 }
 
 /** Only the keys of `want` from `labels` (others may add their own labels). */
-function pick(labels: Record<string, string> | undefined, want: Record<string, string>): Record<string, string | undefined> {
+function pick(
+  labels: Record<string, string> | undefined,
+  want: Record<string, string>,
+): Record<string, string | undefined> {
   return Object.fromEntries(Object.keys(want).map((k) => [k, labels?.[k]]));
 }
 
@@ -133,5 +216,9 @@ export async function outsideUntouched(client: KubeClient, namespace: string): P
     ...services.items.map((s) => `Service ${s.metadata.name} appeared`),
     ...webapps.items.filter((w) => w.status !== undefined).map((w) => `WebApp ${w.metadata.name} got a status`),
   ];
-  return result(`WebApps in a namespace the operator does not watch (${namespace}) got no children and no status`, webapps.items.length, problems);
+  return result(
+    `WebApps in a namespace the operator does not watch (${namespace}) got no children and no status`,
+    webapps.items.length,
+    problems,
+  );
 }

@@ -124,17 +124,40 @@ export function createFleet(o: FleetOptions): Fleet {
   async function spawn(slot: number): Promise<ProcessRecord> {
     const port = await freePort();
     const proc = Bun.spawn(
-      [DEVCTL, "operator", "run", ...o.args, "--metrics-bind-address", `127.0.0.1:${port}`, "--health-probe-bind-address", `127.0.0.1:${port}`],
+      [
+        DEVCTL,
+        "operator",
+        "run",
+        ...o.args,
+        "--metrics-bind-address",
+        `127.0.0.1:${port}`,
+        "--health-probe-bind-address",
+        `127.0.0.1:${port}`,
+      ],
       { stdout: "pipe", stderr: "pipe", env: { ...process.env, KUBECONFIG: "" } },
     );
     const rec: ProcessRecord = {
-      slot, pid: proc.pid, port, proc, startedAt: Date.now(), logFile: join(o.logDir, `operator-${history.length + 1}-slot${slot}-pid${proc.pid}.log`),
-      ready: false, errors: [], forbidden: [], desynced: 0, adopted: 0, timesLed: 0, tail: [],
+      slot,
+      pid: proc.pid,
+      port,
+      proc,
+      startedAt: Date.now(),
+      logFile: join(o.logDir, `operator-${history.length + 1}-slot${slot}-pid${proc.pid}.log`),
+      ready: false,
+      errors: [],
+      forbidden: [],
+      desynced: 0,
+      adopted: 0,
+      timesLed: 0,
+      tail: [],
     };
     history.push(rec);
     slots[slot] = rec;
     const file = createWriteStream(rec.logFile);
-    const drained = Promise.all([pump(proc.stdout as ReadableStream<Uint8Array>, rec, file), pump(proc.stderr as ReadableStream<Uint8Array>, rec, file)]);
+    const drained = Promise.all([
+      pump(proc.stdout as ReadableStream<Uint8Array>, rec, file),
+      pump(proc.stderr as ReadableStream<Uint8Array>, rec, file),
+    ]);
     void proc.exited.then(async (code) => {
       await drained;
       file.end();
@@ -150,12 +173,15 @@ export function createFleet(o: FleetOptions): Fleet {
     let expected: boolean;
     if (rec.intent === "SIGKILL" && signal === "SIGKILL") [cause, expected] = ["killed", true];
     else if (rec.intent === "SIGTERM") [cause, expected] = [stopping ? "stopped" : "handover", code === 0];
-    else if (code === 1 && /lost the lease|could not renew/.test(text)) [cause, expected] = ["lease-lost", o.apiFaultRecent()];
+    else if (code === 1 && /lost the lease|could not renew/.test(text))
+      [cause, expected] = ["lease-lost", o.apiFaultRecent()];
     else if (code === 1 && rec.readyAt === undefined) [cause, expected] = ["start-failed", o.apiFaultRecent()];
     else [cause, expected] = ["crash", false];
     const detail = `exit code ${code}${signal ? `, signal ${signal}` : ""}; last lines:\n    ${rec.tail.slice(-6).join("\n    ")}`;
     rec.exit = { code, signal, cause, expected, detail };
-    o.log(`operator pid ${rec.pid} (slot ${rec.slot}) exited: ${cause}${expected ? "" : " (UNEXPECTED)"}, code ${code}${signal ? ` ${signal}` : ""}`);
+    o.log(
+      `operator pid ${rec.pid} (slot ${rec.slot}) exited: ${cause}${expected ? "" : " (UNEXPECTED)"}, code ${code}${signal ? ` ${signal}` : ""}`,
+    );
     if (slots[rec.slot] === rec) slots[rec.slot] = undefined;
     if (stopping) return;
     failuresInARow[rec.slot] = rec.readyAt === undefined ? (failuresInARow[rec.slot] ?? 0) + 1 : 0;
@@ -183,7 +209,11 @@ export function createFleet(o: FleetOptions): Fleet {
   function scan(rec: ProcessRecord, line: string): void {
     rec.tail.push(line);
     if (rec.tail.length > 40) rec.tail.shift();
-    if (/forbidden/i.test(line)) rec.forbidden.push({ at: Date.parse(/"ts":"([^"]+)"/.exec(line)?.[1] ?? "") || Date.now(), line: line.slice(0, 400) });
+    if (/forbidden/i.test(line))
+      rec.forbidden.push({
+        at: Date.parse(/"ts":"([^"]+)"/.exec(line)?.[1] ?? "") || Date.now(),
+        line: line.slice(0, 400),
+      });
     if (!line.startsWith("{")) return;
     let e: { level?: string; msg?: string; ts?: string; identity?: unknown; error?: unknown };
     try {
@@ -203,16 +233,20 @@ export function createFleet(o: FleetOptions): Fleet {
     let runOfDual = 0;
     while (!stopping) {
       const live = slots.filter((r): r is ProcessRecord => r !== undefined && r.exitedAt === undefined);
-      await Promise.all(live.map(async (rec) => {
-        try {
-          const base = `http://127.0.0.1:${rec.port}`;
-          rec.scrape = parseScrape(await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2000) })).text());
-          rec.ready = (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
-          if (rec.ready) rec.readyAt ??= Date.now();
-        } catch {
-          rec.ready = false; // not listening yet, or exiting
-        }
-      }));
+      await Promise.all(
+        live.map(async (rec) => {
+          try {
+            const base = `http://127.0.0.1:${rec.port}`;
+            rec.scrape = parseScrape(
+              await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2000) })).text(),
+            );
+            rec.ready = (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
+            if (rec.ready) rec.readyAt ??= Date.now();
+          } catch {
+            rec.ready = false; // not listening yet, or exiting
+          }
+        }),
+      );
       const allReady = live.length === o.replicas && live.every((r) => r.ready && r.exitedAt === undefined);
       if (readiness.at(-1)?.allReady !== allReady) readiness.push({ at: Date.now(), allReady });
       const leading = live.filter((r) => r.exitedAt === undefined && r.scrape?.leading === 1).length;
@@ -226,7 +260,9 @@ export function createFleet(o: FleetOptions): Fleet {
   }
 
   async function leaseHolder(): Promise<string | undefined> {
-    const lease = await o.client.get<KubeObject & { spec?: { holderIdentity?: string } }>(LEASE, o.leaseName, o.leaseNamespace).catch(() => undefined);
+    const lease = await o.client
+      .get<KubeObject & { spec?: { holderIdentity?: string } }>(LEASE, o.leaseName, o.leaseNamespace)
+      .catch(() => undefined);
     return lease?.spec?.holderIdentity || undefined;
   }
 
@@ -260,17 +296,21 @@ export function createFleet(o: FleetOptions): Fleet {
         }
         await Bun.sleep(250);
       }
-      throw new Error(`the operators were not stable within ${timeoutMs} ms (want ${o.replicas} ready replicas and exactly one leader): ${slots.map((r) => (r ? `pid ${r.pid} ready=${r.readyAt !== undefined} leading=${r.scrape?.leading}` : "restarting")).join("; ")}`);
+      throw new Error(
+        `the operators were not stable within ${timeoutMs} ms (want ${o.replicas} ready replicas and exactly one leader): ${slots.map((r) => (r ? `pid ${r.pid} ready=${r.readyAt !== undefined} leading=${r.scrape?.leading}` : "restarting")).join("; ")}`,
+      );
     },
     async stop() {
       stopping = true;
       for (const t of pending) clearTimeout(t);
       const live = slots.filter((r): r is ProcessRecord => r !== undefined && r.exitedAt === undefined);
-      const codes = await Promise.all(live.map(async (r) => {
-        r.intent = "SIGTERM";
-        r.proc.kill("SIGTERM");
-        return r.proc.exited;
-      }));
+      const codes = await Promise.all(
+        live.map(async (r) => {
+          r.intent = "SIGTERM";
+          r.proc.kill("SIGTERM");
+          return r.proc.exited;
+        }),
+      );
       await scraper;
       return codes;
     },

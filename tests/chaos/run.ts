@@ -100,38 +100,87 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (["CustomResourceDefinition", "Deployment"].includes(obj.kind ?? "")) continue;
     await kube.apply(resourceOf(obj), obj, { fieldManager: "devctl-chaos" });
   }
-  for (const name of [ns, outsideNs]) await kube.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-  const token = kubectl(["create", "token", "webapp-operator", "-n", installNs, `--duration=${Math.ceil(o.minutes * 60 + 3600)}s`]);
+  for (const name of [ns, outsideNs])
+    await kube.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  const token = kubectl([
+    "create",
+    "token",
+    "webapp-operator",
+    "-n",
+    installNs,
+    `--duration=${Math.ceil(o.minutes * 60 + 3600)}s`,
+  ]);
   if (token.code !== 0) throw new Error(`kubectl create token: ${token.stderr}`);
   const saKubeconfig = join(logDir, "operator.kubeconfig");
   const admin = adminConnection();
-  await Bun.write(saKubeconfig, kubeconfigYaml(admin.server, "webapp-operator", { ca: admin.ca, token: token.stdout.trim() }));
+  await Bun.write(
+    saKubeconfig,
+    kubeconfigYaml(admin.server, "webapp-operator", { ca: admin.ca, token: token.stdout.trim() }),
+  );
 
   const decoys = await plantDecoys(kube, ns, COLLISION);
-  const create = (name: string, namespace: string) => kube.create(WEBAPPS, { apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name, namespace }, spec: randomSpec(random) } as KubeObject);
+  const create = (name: string, namespace: string) =>
+    kube.create(WEBAPPS, {
+      apiVersion: "apps.example.com/v1",
+      kind: "WebApp",
+      metadata: { name, namespace },
+      spec: randomSpec(random),
+    } as KubeObject);
   await create(COLLISION, ns);
   const names = Array.from({ length: o.webapps }, (_, i) => appName(i));
   await pool(names, 16, (n) => create(n, ns));
   for (const n of ["outside-a", "outside-b", "outside-c"]) await create(n, outsideNs);
-  const population: Population = { live: new Set(names), deleted: new Set(), protectedNames: new Set([COLLISION]), next: o.webapps, min: Math.floor(o.webapps * 0.8), max: Math.ceil(o.webapps * 1.1) };
+  const population: Population = {
+    live: new Set(names),
+    deleted: new Set(),
+    protectedNames: new Set([COLLISION]),
+    next: o.webapps,
+    min: Math.floor(o.webapps * 0.8),
+    max: Math.ceil(o.webapps * 1.1),
+  };
 
   // 2. replicas
   const faultsRef: { recent: () => boolean } = { recent: () => false };
   const fleet = createFleet({
     replicas: 2,
     args: [
-      "--kubeconfig", saKubeconfig, "--namespaces", ns,
-      "--lease-namespace", installNs, "--lease-name", LEASE_NAME,
-      "--lease-duration", `${o.lease.durationMs}ms`, "--renew-deadline", `${o.lease.renewMs}ms`, "--retry-period", `${o.lease.retryMs}ms`,
-      "--log-format", "json", "--log-level", "debug",
+      "--kubeconfig",
+      saKubeconfig,
+      "--namespaces",
+      ns,
+      "--lease-namespace",
+      installNs,
+      "--lease-name",
+      LEASE_NAME,
+      "--lease-duration",
+      `${o.lease.durationMs}ms`,
+      "--renew-deadline",
+      `${o.lease.renewMs}ms`,
+      "--retry-period",
+      `${o.lease.retryMs}ms`,
+      "--log-format",
+      "json",
+      "--log-level",
+      "debug",
     ],
-    logDir, leaseNamespace: installNs, leaseName: LEASE_NAME, client: kube, log,
+    logDir,
+    leaseNamespace: installNs,
+    leaseName: LEASE_NAME,
+    client: kube,
+    log,
     apiFaultRecent: () => faultsRef.recent(),
   });
   const faults = createFaultInjector({ fleet, random, lease: o.lease, stableTimeoutMs: 120_000, log });
   faultsRef.recent = () => faults.apiFaultRecent();
   const churnClient = createKubeClient({ kubeconfig, timeoutMs: 5_000 });
-  const churn = createChurn({ client: churnClient, namespace: ns, kubeconfig, kubectlCacheDir: KUBECTL_CACHE_DIR, population, random });
+  const churn = createChurn({
+    client: churnClient,
+    namespace: ns,
+    kubeconfig,
+    kubectlCacheDir: KUBECTL_CACHE_DIR,
+    population,
+    random,
+  });
   const checks: CheckResult[] = [];
   let initialConvergenceMs = 0;
   let chaosMs = 0;
@@ -142,7 +191,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await fleet.waitStable(120_000);
     const converging = Date.now();
     const initial = await settle(() => convergenceChecks(kube, ns, COLLISION, []), Math.max(120_000, o.webapps * 1000));
-    if (!initial.ok) throw new Error(`the WebApps did not converge before the chaos started:\n${describe(initial.checks)}`);
+    if (!initial.ok)
+      throw new Error(`the WebApps did not converge before the chaos started:\n${describe(initial.checks)}`);
     initialConvergenceMs = Date.now() - converging;
     log(`${o.webapps} WebApps converged in ${(initialConvergenceMs / 1000).toFixed(1)} s`);
     await fingerprintDecoys(kube, ns, decoys);
@@ -154,23 +204,43 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     o.signal?.addEventListener("abort", () => stopChurn.abort(), { once: true });
     const churning = churn.run(stopChurn.signal, o.churnWorkers, o.churnPauseMs);
     const faulting = faults.run(deadline, o.faultGapMs, stopChurn.signal, o.maxFaults);
-    const progress = setInterval(() => log(`churn: ${Object.values(churn.stats.ops).reduce((n, s) => n + s.ok + s.failed, 0)} operations; faults: ${faults.records.length}; live WebApps ~${population.live.size}`), 30_000);
-    await Promise.race([Bun.sleep(Math.max(0, deadline - Date.now())), new Promise((r) => o.signal?.addEventListener("abort", r, { once: true }))]);
+    const progress = setInterval(
+      () =>
+        log(
+          `churn: ${Object.values(churn.stats.ops).reduce((n, s) => n + s.ok + s.failed, 0)} operations; faults: ${faults.records.length}; live WebApps ~${population.live.size}`,
+        ),
+      30_000,
+    );
+    await Promise.race([
+      Bun.sleep(Math.max(0, deadline - Date.now())),
+      new Promise((r) => o.signal?.addEventListener("abort", r, { once: true })),
+    ]);
     await faulting;
     stopChurn.abort();
     await churning;
     clearInterval(progress);
     chaosMs = Date.now() - started;
-    log(`chaos over after ${(chaosMs / 1000).toFixed(0)} s: ${faults.records.length} faults, ${Object.values(churn.stats.ops).reduce((n, s) => n + s.ok, 0)} churn operations; waiting for convergence`);
+    log(
+      `chaos over after ${(chaosMs / 1000).toFixed(0)} s: ${faults.records.length} faults, ${Object.values(churn.stats.ops).reduce((n, s) => n + s.ok, 0)} churn operations; waiting for convergence`,
+    );
 
     // 4. settle
     await fleet.waitStable(120_000).catch((e: Error) => log(e.message));
     const settling = Date.now();
     const final = await settle(() => convergenceChecks(kube, ns, COLLISION, population.deleted), o.settleMs);
-    checks.push(...final.checks.map((c) => ({ ...c, name: `${c.name} — within ${(o.settleMs / 1000).toFixed(0)} s of the end of churn` })));
+    checks.push(
+      ...final.checks.map((c) => ({
+        ...c,
+        name: `${c.name} — within ${(o.settleMs / 1000).toFixed(0)} s of the end of churn`,
+      })),
+    );
     if (final.ok) settleMs = Date.now() - settling;
     measureHealthy(fleet.readiness, faults.records, Date.now());
-    log(final.ok ? `converged ${(settleMs! / 1000).toFixed(1)} s after churn stopped` : `NOT converged after ${(o.settleMs / 1000).toFixed(0)} s`);
+    log(
+      final.ok
+        ? `converged ${(settleMs! / 1000).toFixed(1)} s after churn stopped`
+        : `NOT converged after ${(o.settleMs / 1000).toFixed(0)} s`,
+    );
 
     const existing = new Set((await kube.listAll(WEBAPPS, { namespace: ns })).items.map((w) => w.metadata.name));
     for (const n of population.deleted) if (existing.has(n)) population.deleted.delete(n); // its delete timed out, yet it exists
@@ -183,13 +253,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await Bun.sleep(o.quietMs);
     quiet.writes = objectWrites(fleet) - before;
     // Still converged after the quiet spell: nothing was undone behind the first check's back.
-    const still = final.ok ? (await convergenceChecks(kube, ns, COLLISION, population.deleted)).filter((c) => !c.ok).flatMap((c) => c.problems) : [];
-    const quietProblems = [...(quiet.writes === 0 ? [] : [`${quiet.writes} writes`]), ...still.map((p) => `after the quiet spell: ${p}`)];
-    checks.push({ name: `quiet once converged: no object writes (POST/PATCH) by the replicas for ${(o.quietMs / 1000).toFixed(0)} s, and still converged after it`, ok: quietProblems.length === 0, checked: 1, problems: quietProblems });
+    const still = final.ok
+      ? (await convergenceChecks(kube, ns, COLLISION, population.deleted))
+          .filter((c) => !c.ok)
+          .flatMap((c) => c.problems)
+      : [];
+    const quietProblems = [
+      ...(quiet.writes === 0 ? [] : [`${quiet.writes} writes`]),
+      ...still.map((p) => `after the quiet spell: ${p}`),
+    ];
+    checks.push({
+      name: `quiet once converged: no object writes (POST/PATCH) by the replicas for ${(o.quietMs / 1000).toFixed(0)} s, and still converged after it`,
+      ok: quietProblems.length === 0,
+      checked: 1,
+      problems: quietProblems,
+    });
 
     // 6. the rest
     const decoyProblems = await changedDecoys(kube, ns, decoys);
-    checks.push({ name: "decoys unchanged: generation, spec, labels, annotations, owners, managedFields (foreign same-named Deployment, unrelated Deployment and Service, impostors labelled as ours)", ok: decoyProblems.length === 0, checked: decoys.length, problems: decoyProblems });
+    checks.push({
+      name: "decoys unchanged: generation, spec, labels, annotations, owners, managedFields (foreign same-named Deployment, unrelated Deployment and Service, impostors labelled as ours)",
+      ok: decoyProblems.length === 0,
+      checked: decoys.length,
+      problems: decoyProblems,
+    });
     checks.push(await outsideUntouched(kube, outsideNs));
   } finally {
     const codes = await fleet.stop();
@@ -198,7 +285,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
   const proc = processChecks(fleet, faults.records);
   checks.push(...proc.checks);
-  const exits = { killed: 0, handover: 0, stopped: 0, "lease-lost": 0, "start-failed": 0, crash: 0 } as Record<ExitCause, number>;
+  const exits = { killed: 0, handover: 0, stopped: 0, "lease-lost": 0, "start-failed": 0, crash: 0 } as Record<
+    ExitCause,
+    number
+  >;
   for (const p of fleet.history) if (p.exit) exits[p.exit.cause]++;
   const report: SoakReport = {
     options: { ...o, log: undefined, signal: undefined } as unknown as SoakReport["options"],
@@ -208,7 +298,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     chaosMs,
     faults: faults.records,
     churn: churn.stats,
-    population: { initial: o.webapps, final: population.live.size, deletedForGood: population.deleted.size, created: population.next - o.webapps },
+    population: {
+      initial: o.webapps,
+      final: population.live.size,
+      deletedForGood: population.deleted.size,
+      created: population.next - o.webapps,
+    },
     processes: { started: fleet.history.length, exits },
     totals: { ...totals(fleet), errorLines: proc.errorLines },
     ...(settleMs !== undefined ? { settleMs } : {}),
@@ -216,12 +311,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     checks,
     ok: checks.length > 0 && checks.every((c) => c.ok),
   };
-  await Bun.write(join(logDir, "report.json"), JSON.stringify({ ...report, churn: { ...report.churn, failures: Object.fromEntries(report.churn.failures) } }, null, 2));
+  await Bun.write(
+    join(logDir, "report.json"),
+    JSON.stringify(
+      { ...report, churn: { ...report.churn, failures: Object.fromEntries(report.churn.failures) } },
+      null,
+      2,
+    ),
+  );
   return report;
 }
 
 /** Polls `fn` every 2 s until every check holds or `timeoutMs` passed; returns the last checks. */
-async function settle(fn: () => Promise<CheckResult[]>, timeoutMs: number): Promise<{ ok: boolean; checks: CheckResult[] }> {
+async function settle(
+  fn: () => Promise<CheckResult[]>,
+  timeoutMs: number,
+): Promise<{ ok: boolean; checks: CheckResult[] }> {
   const deadline = Date.now() + timeoutMs;
   let checks: CheckResult[] = [];
   for (;;) {
@@ -237,19 +342,37 @@ async function settle(fn: () => Promise<CheckResult[]>, timeoutMs: number): Prom
 }
 
 export function describe(checks: CheckResult[]): string {
-  return checks.filter((c) => !c.ok).map((c) => `  ${c.name}:\n    ${c.problems.slice(0, 10).join("\n    ")}${c.problems.length > 10 ? `\n    ... and ${c.problems.length - 10} more` : ""}`).join("\n");
+  return checks
+    .filter((c) => !c.ok)
+    .map(
+      (c) =>
+        `  ${c.name}:\n    ${c.problems.slice(0, 10).join("\n    ")}${c.problems.length > 10 ? `\n    ... and ${c.problems.length - 10} more` : ""}`,
+    )
+    .join("\n");
 }
 
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 async function cleanup(ns: string, installNs: string, outsideNs: string): Promise<void> {
   for (const name of [ns, outsideNs, installNs]) await kube.delete(NAMESPACES, name).catch(() => {});
   const rbac = "rbac.authorization.k8s.io";
-  await kube.delete({ group: rbac, version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false }, clusterRoleName(installNs)).catch(() => {});
-  await kube.delete({ group: rbac, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false }, clusterRoleName(installNs)).catch(() => {});
+  await kube
+    .delete(
+      { group: rbac, version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false },
+      clusterRoleName(installNs),
+    )
+    .catch(() => {});
+  await kube
+    .delete(
+      { group: rbac, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
+      clusterRoleName(installNs),
+    )
+    .catch(() => {});
 }

@@ -28,30 +28,52 @@ const { values } = parseArgs({
 const minutes = Number(values.minutes);
 const webapps = Number(values.webapps);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 1e9) : Number(values.seed);
-if (!(minutes > 0 && minutes <= 120) || !(Number.isInteger(webapps) && webapps >= 5 && webapps <= 2000) || !Number.isInteger(seed)) {
+if (
+  !(minutes > 0 && minutes <= 120) ||
+  !(Number.isInteger(webapps) && webapps >= 5 && webapps <= 2000) ||
+  !Number.isInteger(seed)
+) {
   console.error("usage: bun run tests/chaos/soak.ts [--minutes 0<N<=120] [--webapps 5..2000] [--seed INT] [--keep]");
   process.exit(2);
 }
 if (!usingLocalCluster()) {
-  console.error(`the chaos soak restarts, freezes and compacts the local control plane: unset ${EXTERNAL_KUBECONFIG_ENV} and run \`npm run cluster:up\``);
+  console.error(
+    `the chaos soak restarts, freezes and compacts the local control plane: unset ${EXTERNAL_KUBECONFIG_ENV} and run \`npm run cluster:up\``,
+  );
   process.exit(2);
 }
 if (!(await clusterState())) {
-  console.error("the local test cluster is not up: run `npm run cluster:up` first (DEVCTL_CLUSTER_DIR=<dir> for a cluster of your own)");
+  console.error(
+    "the local test cluster is not up: run `npm run cluster:up` first (DEVCTL_CLUSTER_DIR=<dir> for a cluster of your own)",
+  );
   process.exit(2);
 }
 const root = resolve(import.meta.dir, "../..");
-const build = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], { cwd: root, stdout: "inherit", stderr: "inherit" });
+const build = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], {
+  cwd: root,
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if (build.exitCode !== 0) process.exit(2);
 
 const { DEFAULT_SOAK, runSoak } = await import("./run.ts");
 const { formatSummary } = await import("./summary.ts");
 const stop = new AbortController();
 process.on("SIGINT", () => {
-  console.error("\ninterrupted: finishing the current fault, then checking and cleaning up (Ctrl-C again to leave everything as it is)");
+  console.error(
+    "\ninterrupted: finishing the current fault, then checking and cleaning up (Ctrl-C again to leave everything as it is)",
+  );
   if (stop.signal.aborted) process.exit(130);
   stop.abort();
 });
-const report = await runSoak({ ...DEFAULT_SOAK, minutes, webapps, seed, keep: values.keep, log: (l) => console.error(l), signal: stop.signal });
+const report = await runSoak({
+  ...DEFAULT_SOAK,
+  minutes,
+  webapps,
+  seed,
+  keep: values.keep,
+  log: (l) => console.error(l),
+  signal: stop.signal,
+});
 console.log(`\n${formatSummary(report)}`);
 process.exit(report.ok ? 0 : 1);

@@ -16,7 +16,11 @@ test("every address a component listens on or advertises is on 127.0.0.1", () =>
   for (const name of COMPONENTS) {
     const argv = componentArgv(name, layout);
     expect(argv[0]).toBe(`/cache/bin/${name}`);
-    const addresses = argv.filter((a) => /^--(bind-address|advertise-address|server-address|listen-[a-z-]+urls|advertise-client-urls|initial-advertise-peer-urls)=/.test(a));
+    const addresses = argv.filter((a) =>
+      /^--(bind-address|advertise-address|server-address|listen-[a-z-]+urls|advertise-client-urls|initial-advertise-peer-urls)=/.test(
+        a,
+      ),
+    );
     for (const a of addresses) expect(a.split("=").slice(1).join("=")).toMatch(/^(https?:\/\/)?127\.0\.0\.1(:\d+)?$/);
   }
   const kwok = componentArgv("kwok", layout);

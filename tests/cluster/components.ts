@@ -112,7 +112,6 @@ export function componentArgv(name: ComponentName, l: Layout): string[] {
   }
 }
 
-
 /** URL that answers 200 once the component serves (TLS ones use self-signed certs). */
 export function healthUrl(name: ComponentName, ports: Ports): string {
   switch (name) {

@@ -43,7 +43,9 @@ async function requireState(): Promise<ClusterState> {
 function apiServer(state: ClusterState): ComponentRecord {
   const rec = state.components["kube-apiserver"];
   if (!rec || !isRunning(rec.pid, rec.argv[0] ?? "")) {
-    throw new Error("kube-apiserver of the local test cluster is not running: run `npm run cluster:down && npm run cluster:up`.");
+    throw new Error(
+      "kube-apiserver of the local test cluster is not running: run `npm run cluster:down && npm run cluster:up`.",
+    );
   }
   return rec;
 }
@@ -73,7 +75,11 @@ export async function compactEtcd(): Promise<number> {
   const state = await requireState();
   const base = `http://127.0.0.1:${state.ports.etcdClient}/v3/kv`;
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}/${path}`, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${base}/${path}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
     const json = (await res.json()) as { header?: { revision?: string }; error?: string; message?: string };
     if (!res.ok) throw new Error(`etcd ${path} failed (${res.status}): ${json.message ?? json.error ?? ""}`);
     return json;
@@ -82,7 +88,8 @@ export async function compactEtcd(): Promise<number> {
   // this call is strictly older than the one compacted to; the put's header carries the new revision.
   const put = await post("put", { key: b64("/devctl-test/compaction-marker"), value: b64(new Date().toISOString()) });
   const revision = Number(put.header?.revision);
-  if (!Number.isSafeInteger(revision) || revision < 1) throw new Error(`etcd returned no revision: ${JSON.stringify(put)}`);
+  if (!Number.isSafeInteger(revision) || revision < 1)
+    throw new Error(`etcd returned no revision: ${JSON.stringify(put)}`);
   await post("compaction", { revision: String(revision), physical: true });
   return revision;
 }

@@ -99,7 +99,14 @@ export async function up(log: Log): Promise<string> {
     await chmod(file, 0o600); // holds the admin key
   }
   await writeState(state);
-  const layout: Layout = { binDir, pki, ports, kubeconfig: paths.componentKubeconfig, etcdData: paths.etcdData, kwokStages: stages };
+  const layout: Layout = {
+    binDir,
+    pki,
+    ports,
+    kubeconfig: paths.componentKubeconfig,
+    etcdData: paths.etcdData,
+    kwokStages: stages,
+  };
 
   try {
     await startAndWait(state, layout, ["etcd"], ep, log);
@@ -145,10 +152,14 @@ export async function waitHealthy(state: ClusterState, name: ComponentName, ep: 
   await waitUntil(async () => {
     if (!isRunning(rec.pid, rec.argv[0] ?? "")) throw new ComponentFailure(name, `${name} exited during start-up`);
     if (name === "kube-apiserver") return (await apiRequest(ep, "GET", "/readyz", undefined, 3_000)).status === 200;
-    const res = await fetch(url, { tls: { rejectUnauthorized: false }, signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+    const res = await fetch(url, { tls: { rejectUnauthorized: false }, signal: AbortSignal.timeout(3_000) }).catch(
+      () => undefined,
+    );
     return res?.status === 200;
   }, timeoutMs).catch((err) => {
-    throw err instanceof ComponentFailure ? err : new ComponentFailure(name, `${name} did not answer ${url} within ${timeoutMs / 1000}s`);
+    throw err instanceof ComponentFailure
+      ? err
+      : new ComponentFailure(name, `${name} did not answer ${url} within ${timeoutMs / 1000}s`);
   });
 }
 
@@ -157,9 +168,14 @@ async function failUp(state: ClusterState, err: unknown): Promise<UpFailure> {
   const dead = COMPONENTS.find((c) => state.components[c] && !runningComponents(state).includes(c));
   const component = dead ?? (err instanceof ComponentFailure ? err.component : undefined);
   const reason = err instanceof Error ? err.message : String(err);
-  const stopError = await stopRecorded(state).then(() => undefined, (e: Error) => e);
+  const stopError = await stopRecorded(state).then(
+    () => undefined,
+    (e: Error) => e,
+  );
   if (!stopError) await removeState(); // else keep the PIDs on record so `down` can retry
-  const logTail = component ? `\n--- last lines of ${logPath(component)} ---\n${await tailFile(logPath(component))}` : "";
+  const logTail = component
+    ? `\n--- last lines of ${logPath(component)} ---\n${await tailFile(logPath(component))}`
+    : "";
   const what = component ? `${component} failed` : "cluster start-up failed";
   const deadNote = dead ? ` (${dead} is not running)` : "";
   const stopNote = stopError ? `\n${stopError.message}: run \`npm run cluster:down\`` : "";
@@ -168,7 +184,11 @@ async function failUp(state: ClusterState, err: unknown): Promise<UpFailure> {
 
 /** Stops the recorded processes; rejects naming any PID that survived SIGKILL. */
 export async function stopRecorded(state: ClusterState): Promise<void> {
-  const phases: ComponentName[][] = [["kwok", "kube-scheduler", "kube-controller-manager"], ["kube-apiserver"], ["etcd"]];
+  const phases: ComponentName[][] = [
+    ["kwok", "kube-scheduler", "kube-controller-manager"],
+    ["kube-apiserver"],
+    ["etcd"],
+  ];
   const survivors: number[] = [];
   for (const phase of phases) {
     const procs = phase.flatMap((c) => {

@@ -14,7 +14,14 @@ const text = (cert: string) => run(["openssl", "x509", "-in", cert, "-noout", "-
 test("the API server cert is signed by the CA and names every address clients use", async () => {
   expect(await run(["openssl", "verify", "-CAfile", pki.caCert, pki.serverCert])).toContain("OK");
   const t = await text(pki.serverCert);
-  for (const san of ["IP Address:127.0.0.1", "DNS:localhost", "DNS:kubernetes.default.svc", "DNS:kubernetes.default", "DNS:kubernetes", "IP Address:10.96.0.1"]) {
+  for (const san of [
+    "IP Address:127.0.0.1",
+    "DNS:localhost",
+    "DNS:kubernetes.default.svc",
+    "DNS:kubernetes.default",
+    "DNS:kubernetes",
+    "IP Address:10.96.0.1",
+  ]) {
     expect(t).toContain(san);
   }
   expect(t).toContain("TLS Web Server Authentication");

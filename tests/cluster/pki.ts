@@ -54,10 +54,24 @@ export async function createPki(dir: string): Promise<PkiFiles> {
   await mkdir(dir, { recursive: true });
   const p = pkiFiles(dir);
   await run([
-    "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", DAYS,
-    "-keyout", p.caKey, "-out", p.caCert, "-subj", "/CN=devctl-test-ca",
-    "-addext", "basicConstraints=critical,CA:TRUE",
-    "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+    "openssl",
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    DAYS,
+    "-keyout",
+    p.caKey,
+    "-out",
+    p.caCert,
+    "-subj",
+    "/CN=devctl-test-ca",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
   ]);
   await Promise.all([
     signedCert(dir, p, "apiserver", "/CN=kube-apiserver", [
@@ -85,11 +99,28 @@ async function signedCert(dir: string, p: PkiFiles, name: string, subject: strin
   const extFile = join(dir, `${name}.ext`);
   await Bun.write(
     extFile,
-    ["basicConstraints=critical,CA:FALSE", "keyUsage=critical,digitalSignature,keyEncipherment", ...ext].join("\n") + "\n",
+    ["basicConstraints=critical,CA:FALSE", "keyUsage=critical,digitalSignature,keyEncipherment", ...ext].join("\n") +
+      "\n",
   );
   await run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj", subject]);
   await run([
-    "openssl", "x509", "-req", "-in", csr, "-CA", p.caCert, "-CAkey", p.caKey, "-set_serial", serial(),
-    "-days", DAYS, "-sha256", "-extfile", extFile, "-out", join(dir, `${name}.crt`),
+    "openssl",
+    "x509",
+    "-req",
+    "-in",
+    csr,
+    "-CA",
+    p.caCert,
+    "-CAkey",
+    p.caKey,
+    "-set_serial",
+    serial(),
+    "-days",
+    DAYS,
+    "-sha256",
+    "-extfile",
+    extFile,
+    "-out",
+    join(dir, `${name}.crt`),
   ]);
 }

@@ -36,14 +36,22 @@ export async function ensureFakeNode(ep: ApiEndpoint, timeoutMs = 60_000): Promi
     metadata: {
       name: FAKE_NODE,
       annotations: { [FAKE_NODE_ANNOTATION]: "fake" },
-      labels: { "kubernetes.io/hostname": FAKE_NODE, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kwok" },
+      labels: {
+        "kubernetes.io/hostname": FAKE_NODE,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        type: "kwok",
+      },
     },
     spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] },
     status: { capacity: FAKE_NODE_RESOURCES, allocatable: FAKE_NODE_RESOURCES },
   };
   const res = await apiRequest(ep, "POST", "/api/v1/nodes", node);
   if (res.status !== 201 && res.status !== 409) {
-    throw new ComponentFailure("kube-apiserver", `creating node ${FAKE_NODE} failed (${res.status}): ${brief(res.body)}`);
+    throw new ComponentFailure(
+      "kube-apiserver",
+      `creating node ${FAKE_NODE} failed (${res.status}): ${brief(res.body)}`,
+    );
   }
   await waitUntil(async () => {
     const got = await apiRequest(ep, "GET", `/api/v1/nodes/${FAKE_NODE}`);
@@ -78,10 +86,16 @@ export async function runSmokeDeployment(ep: ApiEndpoint, timeoutMs = 90_000): P
   };
   const created = await apiRequest(ep, "POST", base, deployment);
   if (created.status !== 201) {
-    throw new ComponentFailure("kube-apiserver", `creating the smoke Deployment failed (${created.status}): ${brief(created.body)}`);
+    throw new ComponentFailure(
+      "kube-apiserver",
+      `creating the smoke Deployment failed (${created.status}): ${brief(created.body)}`,
+    );
   }
   try {
-    await waitUntil(async () => (await apiRequest(ep, "GET", `${base}/${SMOKE.name}`)).body?.status?.readyReplicas === 1, timeoutMs);
+    await waitUntil(
+      async () => (await apiRequest(ep, "GET", `${base}/${SMOKE.name}`)).body?.status?.readyReplicas === 1,
+      timeoutMs,
+    );
   } catch {
     throw await diagnose(ep, timeoutMs);
   }
@@ -97,12 +111,21 @@ export async function runSmokeDeployment(ep: ApiEndpoint, timeoutMs = 90_000): P
 
 /** Which component left the smoke pod short of Ready. */
 async function diagnose(ep: ApiEndpoint, timeoutMs: number): Promise<ComponentFailure> {
-  const res = await apiRequest(ep, "GET", `/api/v1/namespaces/${SMOKE.namespace}/pods?labelSelector=app%3D${SMOKE.name}`);
+  const res = await apiRequest(
+    ep,
+    "GET",
+    `/api/v1/namespaces/${SMOKE.namespace}/pods?labelSelector=app%3D${SMOKE.name}`,
+  );
   const pod = res.body?.items?.[0];
   const within = `within ${timeoutMs / 1000}s`;
-  if (!pod) return new ComponentFailure("kube-controller-manager", `no pod was created for the smoke Deployment ${within}`);
-  if (!pod.spec?.nodeName) return new ComponentFailure("kube-scheduler", `smoke pod ${pod.metadata.name} was not scheduled ${within}`);
-  return new ComponentFailure("kwok", `smoke pod ${pod.metadata.name} on ${pod.spec.nodeName} did not become Ready ${within}`);
+  if (!pod)
+    return new ComponentFailure("kube-controller-manager", `no pod was created for the smoke Deployment ${within}`);
+  if (!pod.spec?.nodeName)
+    return new ComponentFailure("kube-scheduler", `smoke pod ${pod.metadata.name} was not scheduled ${within}`);
+  return new ComponentFailure(
+    "kwok",
+    `smoke pod ${pod.metadata.name} on ${pod.spec.nodeName} did not become Ready ${within}`,
+  );
 }
 
 function brief(body: unknown): string {

@@ -14,7 +14,9 @@ import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../..");
 /** DEVCTL_CLUSTER_DIR runs a second, independent cluster (its own ports and state) beside the default one. */
-export const CLUSTER_DIR = process.env.DEVCTL_CLUSTER_DIR ? resolve(process.env.DEVCTL_CLUSTER_DIR) : join(REPO_ROOT, ".cluster");
+export const CLUSTER_DIR = process.env.DEVCTL_CLUSTER_DIR
+  ? resolve(process.env.DEVCTL_CLUSTER_DIR)
+  : join(REPO_ROOT, ".cluster");
 
 export const paths = {
   dir: CLUSTER_DIR,

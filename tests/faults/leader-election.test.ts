@@ -15,7 +15,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LEASE, type Lease } from "../../src/runtime/leader-election.ts";
 import { expectHealthy, identityOf, isRunning, leaderStatus, logEntries, matching, showingLogs } from "../_faults.ts";
 import { startOperator, type OperatorProcess } from "../_operator.ts";
-import { DEPLOYMENTS, SERVICES, WEBAPPS, ensureCrd, eventually, getOrUndefined, kube, tempNamespace, webapp } from "../_support.ts";
+import {
+  DEPLOYMENTS,
+  SERVICES,
+  WEBAPPS,
+  ensureCrd,
+  eventually,
+  getOrUndefined,
+  kube,
+  tempNamespace,
+  webapp,
+} from "../_support.ts";
 
 const LEASE_MS = 10_000;
 const RENEW_MS = 8_000;
@@ -34,11 +44,22 @@ const started: OperatorProcess[] = [];
 
 function start(): Promise<OperatorProcess> {
   return startOperator([
-    "--namespaces", ns.name,
-    "--lease-namespace", ns.name, "--lease-name", LEASE_NAME,
-    "--lease-duration", `${LEASE_MS}ms`, "--renew-deadline", `${RENEW_MS}ms`, "--retry-period", `${RETRY_MS}ms`,
-    "--shutdown-timeout", `${SHUTDOWN_MS}ms`,
-    "--log-level", "debug",
+    "--namespaces",
+    ns.name,
+    "--lease-namespace",
+    ns.name,
+    "--lease-name",
+    LEASE_NAME,
+    "--lease-duration",
+    `${LEASE_MS}ms`,
+    "--renew-deadline",
+    `${RENEW_MS}ms`,
+    "--retry-period",
+    `${RETRY_MS}ms`,
+    "--shutdown-timeout",
+    `${SHUTDOWN_MS}ms`,
+    "--log-level",
+    "debug",
   ]).then((op) => (started.push(op), op));
 }
 
@@ -63,25 +84,34 @@ const ledAt = (op: OperatorProcess): number | undefined => {
 /** Waits until exactly one of `ops` reports leading and the Lease names it; returns [leader, standby]. */
 async function elected(ops: [OperatorProcess, OperatorProcess]): Promise<[OperatorProcess, OperatorProcess]> {
   const ids = await Promise.all(ops.map(identityOf));
-  return eventually(async () => {
-    const [s0, s1] = await Promise.all(ops.map(leaderStatus));
-    const holder = (await lease()).spec?.holderIdentity;
-    if (s0 === 1 && s1 === 0 && holder === ids[0]) return ops;
-    if (s0 === 0 && s1 === 1 && holder === ids[1]) return [ops[1], ops[0]] as [OperatorProcess, OperatorProcess];
-    return undefined;
-  }, 20_000, "exactly one leader, named by the Lease");
+  return eventually(
+    async () => {
+      const [s0, s1] = await Promise.all(ops.map(leaderStatus));
+      const holder = (await lease()).spec?.holderIdentity;
+      if (s0 === 1 && s1 === 0 && holder === ids[0]) return ops;
+      if (s0 === 0 && s1 === 1 && holder === ids[1]) return [ops[1], ops[0]] as [OperatorProcess, OperatorProcess];
+      return undefined;
+    },
+    20_000,
+    "exactly one leader, named by the Lease",
+  );
 }
 
-const createdChildren = (op: OperatorProcess, name: string) => matching(logEntries(op), new RegExp(`^created (Deployment|Service) ${ns.name}/${name}-`));
+const createdChildren = (op: OperatorProcess, name: string) =>
+  matching(logEntries(op), new RegExp(`^created (Deployment|Service) ${ns.name}/${name}-`));
 
 async function reconciledReplicas(name: string, replicas: number, timeoutMs: number): Promise<void> {
-  await eventually(async () => {
-    const [d, s] = await Promise.all([
-      getOrUndefined<{ metadata: object; spec: { replicas: number } }>(DEPLOYMENTS, `${name}-deployment`, ns.name),
-      getOrUndefined(SERVICES, `${name}-svc`, ns.name),
-    ]);
-    return d?.spec.replicas === replicas && s !== undefined;
-  }, timeoutMs, `WebApp ${name} to be reconciled to ${replicas} replica(s)`);
+  await eventually(
+    async () => {
+      const [d, s] = await Promise.all([
+        getOrUndefined<{ metadata: object; spec: { replicas: number } }>(DEPLOYMENTS, `${name}-deployment`, ns.name),
+        getOrUndefined(SERVICES, `${name}-svc`, ns.name),
+      ]);
+      return d?.spec.replicas === replicas && s !== undefined;
+    },
+    timeoutMs,
+    `WebApp ${name} to be reconciled to ${replicas} replica(s)`,
+  );
 }
 
 let leader: OperatorProcess;
@@ -97,76 +127,103 @@ afterAll(async () => {
 });
 
 describe("leader election between operator processes", () => {
-  test("two replicas elect exactly one leader, the Lease names it, and only it reconciles", showingLogs(() => started, async () => {
-    const ops = (await Promise.all([start(), start()])) as [OperatorProcess, OperatorProcess];
-    [leader, standby] = await elected(ops);
-    const leaderId = await identityOf(leader);
-    // Stable: for several retry periods, still exactly one leader and the same holder.
-    for (let i = 0; i < 12; i++) {
-      await Bun.sleep(250);
-      expect(await Promise.all([leaderStatus(leader), leaderStatus(standby)])).toEqual([1, 0]);
-      expect((await lease()).spec?.holderIdentity).toBe(leaderId);
-    }
-    await kube.create(WEBAPPS, webapp("first", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
-    await reconciledReplicas("first", 1, 30_000);
-    expect(createdChildren(leader, "first")).toHaveLength(2);
-    expect(createdChildren(standby, "first")).toEqual([]);
-    expect(await standby.ready()).toBe(true); // the standby's caches are warm
-    expectHealthy(leader);
-    expectHealthy(standby);
-  }), 60_000);
+  test(
+    "two replicas elect exactly one leader, the Lease names it, and only it reconciles",
+    showingLogs(
+      () => started,
+      async () => {
+        const ops = (await Promise.all([start(), start()])) as [OperatorProcess, OperatorProcess];
+        [leader, standby] = await elected(ops);
+        const leaderId = await identityOf(leader);
+        // Stable: for several retry periods, still exactly one leader and the same holder.
+        for (let i = 0; i < 12; i++) {
+          await Bun.sleep(250);
+          expect(await Promise.all([leaderStatus(leader), leaderStatus(standby)])).toEqual([1, 0]);
+          expect((await lease()).spec?.holderIdentity).toBe(leaderId);
+        }
+        await kube.create(WEBAPPS, webapp("first", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
+        await reconciledReplicas("first", 1, 30_000);
+        expect(createdChildren(leader, "first")).toHaveLength(2);
+        expect(createdChildren(standby, "first")).toEqual([]);
+        expect(await standby.ready()).toBe(true); // the standby's caches are warm
+        expectHealthy(leader);
+        expectHealthy(standby);
+      },
+    ),
+    60_000,
+  );
 
-  test("SIGTERM makes the leader release the Lease: the standby leads within 3 s, the old leader exits 0 within its shutdown timeout", showingLogs(() => started, async () => {
-    const before = (await lease()).spec?.leaseTransitions ?? 0;
-    const standbyId = await identityOf(standby);
-    const t0 = Date.now();
-    const exited = leader.stop("SIGTERM").then((code) => ({ code, at: Date.now() }));
-    const polled = await when(async () => (await leaderStatus(standby)) === 1, 10_000, "the standby to lead");
-    const takeover = (ledAt(standby) ?? polled) - t0;
-    console.log(`SIGTERM handoff: the standby led ${takeover} ms after the signal`);
-    expect(takeover).toBeLessThanOrEqual(3_000);
+  test(
+    "SIGTERM makes the leader release the Lease: the standby leads within 3 s, the old leader exits 0 within its shutdown timeout",
+    showingLogs(
+      () => started,
+      async () => {
+        const before = (await lease()).spec?.leaseTransitions ?? 0;
+        const standbyId = await identityOf(standby);
+        const t0 = Date.now();
+        const exited = leader.stop("SIGTERM").then((code) => ({ code, at: Date.now() }));
+        const polled = await when(async () => (await leaderStatus(standby)) === 1, 10_000, "the standby to lead");
+        const takeover = (ledAt(standby) ?? polled) - t0;
+        console.log(`SIGTERM handoff: the standby led ${takeover} ms after the signal`);
+        expect(takeover).toBeLessThanOrEqual(3_000);
 
-    const { code, at } = await exited;
-    console.log(`SIGTERM: the old leader exited ${code} after ${at - t0} ms`);
-    expect(code).toBe(0);
-    expect(at - t0).toBeLessThan(SHUTDOWN_MS);
-    expect(matching(logEntries(leader), /: released$/)).toHaveLength(1);
-    expect(logEntries(leader).filter((e) => e.level === "error")).toEqual([]);
+        const { code, at } = await exited;
+        console.log(`SIGTERM: the old leader exited ${code} after ${at - t0} ms`);
+        expect(code).toBe(0);
+        expect(at - t0).toBeLessThan(SHUTDOWN_MS);
+        expect(matching(logEntries(leader), /: released$/)).toHaveLength(1);
+        expect(logEntries(leader).filter((e) => e.level === "error")).toEqual([]);
 
-    const l = (await lease()).spec;
-    expect(l?.holderIdentity).toBe(standbyId);
-    expect(l?.leaseTransitions).toBe(before + 1);
+        const l = (await lease()).spec;
+        expect(l?.holderIdentity).toBe(standbyId);
+        expect(l?.leaseTransitions).toBe(before + 1);
 
-    // The new leader reconciles a change made after the handoff.
-    await kube.create(WEBAPPS, webapp("second", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
-    await reconciledReplicas("second", 1, 30_000);
-    expect(createdChildren(standby, "second")).toHaveLength(2);
-    [leader, standby] = [standby, await start()];
-    await elected([leader, standby]);
-    expectHealthy(leader);
-    expectHealthy(standby);
-  }), 60_000);
+        // The new leader reconciles a change made after the handoff.
+        await kube.create(WEBAPPS, webapp("second", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
+        await reconciledReplicas("second", 1, 30_000);
+        expect(createdChildren(standby, "second")).toHaveLength(2);
+        [leader, standby] = [standby, await start()];
+        await elected([leader, standby]);
+        expectHealthy(leader);
+        expectHealthy(standby);
+      },
+    ),
+    60_000,
+  );
 
-  test("kill -9 of the leader: the standby leads once the Lease expires (not before) and reconciles a new change", showingLogs(() => started, async () => {
-    await elected([leader, standby]);
-    const killed = leader;
-    const t0 = Date.now();
-    killed.proc.kill("SIGKILL");
-    const bound = LEASE_MS + 2 * MAX_POLL_MS + REQUEST_SLACK_MS;
-    const polled = await when(async () => (await leaderStatus(standby)) === 1, bound + 5_000, "the standby to lead");
-    const takeover = (ledAt(standby) ?? polled) - t0;
-    console.log(`kill -9 takeover: the standby led ${takeover} ms after the kill (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms; allowed ${EARLIEST_TAKEOVER_MS}…${bound} ms)`);
-    // Never before the lease could have expired.
-    expect(takeover).toBeGreaterThanOrEqual(EARLIEST_TAKEOVER_MS);
-    expect(takeover).toBeLessThanOrEqual(bound);
-    expect((await lease()).spec?.holderIdentity).toBe(await identityOf(standby));
+  test(
+    "kill -9 of the leader: the standby leads once the Lease expires (not before) and reconciles a new change",
+    showingLogs(
+      () => started,
+      async () => {
+        await elected([leader, standby]);
+        const killed = leader;
+        const t0 = Date.now();
+        killed.proc.kill("SIGKILL");
+        const bound = LEASE_MS + 2 * MAX_POLL_MS + REQUEST_SLACK_MS;
+        const polled = await when(
+          async () => (await leaderStatus(standby)) === 1,
+          bound + 5_000,
+          "the standby to lead",
+        );
+        const takeover = (ledAt(standby) ?? polled) - t0;
+        console.log(
+          `kill -9 takeover: the standby led ${takeover} ms after the kill (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms; allowed ${EARLIEST_TAKEOVER_MS}…${bound} ms)`,
+        );
+        // Never before the lease could have expired.
+        expect(takeover).toBeGreaterThanOrEqual(EARLIEST_TAKEOVER_MS);
+        expect(takeover).toBeLessThanOrEqual(bound);
+        expect((await lease()).spec?.holderIdentity).toBe(await identityOf(standby));
 
-    const t1 = Date.now();
-    await kube.patch(WEBAPPS, "first", ns.name, { spec: { replicas: 2 } }, "merge");
-    await reconciledReplicas("first", 2, 30_000);
-    console.log(`kill -9: the new leader reconciled a new change ${Date.now() - t1} ms after it was made`);
-    expect(await killed.proc.exited).not.toBe(0);
-    expectHealthy(standby);
-    leader = standby;
-  }), 60_000);
+        const t1 = Date.now();
+        await kube.patch(WEBAPPS, "first", ns.name, { spec: { replicas: 2 } }, "merge");
+        await reconciledReplicas("first", 2, 30_000);
+        console.log(`kill -9: the new leader reconciled a new change ${Date.now() - t1} ms after it was made`);
+        expect(await killed.proc.exited).not.toBe(0);
+        expectHealthy(standby);
+        leader = standby;
+      },
+    ),
+    60_000,
+  );
 });

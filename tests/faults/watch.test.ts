@@ -18,9 +18,28 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { isNotFound } from "../../src/kube/errors.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
-import { expectHealthy, isRunning, logEntries, logsSince, matching, showingLogs, since, type LogEntry } from "../_faults.ts";
+import {
+  expectHealthy,
+  isRunning,
+  logEntries,
+  logsSince,
+  matching,
+  showingLogs,
+  since,
+  type LogEntry,
+} from "../_faults.ts";
 import { startOperator, type OperatorProcess } from "../_operator.ts";
-import { DEPLOYMENTS, SERVICES, WEBAPPS, ensureCrd, eventually, getOrUndefined, kube, tempNamespace, webapp } from "../_support.ts";
+import {
+  DEPLOYMENTS,
+  SERVICES,
+  WEBAPPS,
+  ensureCrd,
+  eventually,
+  getOrUndefined,
+  kube,
+  tempNamespace,
+  webapp,
+} from "../_support.ts";
 import { expireResourceVersions, freezeApiServer, restartApiServer, thawApiServer } from "../cluster/control.ts";
 import { usingLocalCluster } from "../cluster/env.ts";
 
@@ -32,14 +51,26 @@ const RESYNC_MS = 2_000;
 const OUTAGE_ERRORS = [
   /^\[webapp\] reconcile of \S+ failed \(attempt \d+\); retrying in \d+ ms: .*(cannot reach the Kubernetes API server|is shutting down|before all known HTTP paths have been installed|storage is \(re\)initializing|no answer from)/s,
 ];
-const errorsSince = (m: ReturnType<typeof since>) => logsSince(m).filter((e) => e.level === "error").map((e) => e.msg);
+const errorsSince = (m: ReturnType<typeof since>) =>
+  logsSince(m)
+    .filter((e) => e.level === "error")
+    .map((e) => e.msg);
 const local = usingLocalCluster();
 
 let ns: Awaited<ReturnType<typeof tempNamespace>>;
 let op: OperatorProcess | undefined;
 
 function start(extra: string[] = []): Promise<OperatorProcess> {
-  return startOperator(["--namespaces", ns.name, "--leader-elect=false", "--resync-period", `${RESYNC_MS}ms`, "--log-level", "debug", ...extra]);
+  return startOperator([
+    "--namespaces",
+    ns.name,
+    "--leader-elect=false",
+    "--resync-period",
+    `${RESYNC_MS}ms`,
+    "--log-level",
+    "debug",
+    ...extra,
+  ]);
 }
 
 interface DeploymentLike extends KubeObject {
@@ -47,16 +78,24 @@ interface DeploymentLike extends KubeObject {
 }
 const deployment = (name: string) => getOrUndefined<DeploymentLike>(DEPLOYMENTS, `${name}-deployment`, ns.name);
 const service = (name: string) => getOrUndefined(SERVICES, `${name}-svc`, ns.name);
-const createWebApp = (name: string, replicas = 1) => kube.create(WEBAPPS, webapp(name, ns.name, { image: "nginx:1.25", replicas, port: 80 }));
+const createWebApp = (name: string, replicas = 1) =>
+  kube.create(WEBAPPS, webapp(name, ns.name, { image: "nginx:1.25", replicas, port: 80 }));
 const scale = (name: string, replicas: number) => kube.patch(WEBAPPS, name, ns.name, { spec: { replicas } }, "merge");
 
 async function reconciled(name: string, replicas: number, timeoutMs = 30_000): Promise<void> {
-  await eventually(async () => (await deployment(name))?.spec.replicas === replicas && (await service(name)) !== undefined, timeoutMs, `${name} reconciled to ${replicas} replica(s)`);
+  await eventually(
+    async () => (await deployment(name))?.spec.replicas === replicas && (await service(name)) !== undefined,
+    timeoutMs,
+    `${name} reconciled to ${replicas} replica(s)`,
+  );
 }
 
-const created = (entries: readonly LogEntry[], name: string) => matching(entries, new RegExp(`^created (Deployment|Service) ${ns.name}/${name}-`));
-const resyncCounts = (entries: readonly LogEntry[]) => matching(entries, /resync enqueued \d+ keys$/).map((m) => Number(/(\d+) keys$/.exec(m)?.[1]));
-const requests = async (o: OperatorProcess, method?: string) => o.counter("rest_client_requests_total", method ? `method="${method}"` : undefined);
+const created = (entries: readonly LogEntry[], name: string) =>
+  matching(entries, new RegExp(`^created (Deployment|Service) ${ns.name}/${name}-`));
+const resyncCounts = (entries: readonly LogEntry[]) =>
+  matching(entries, /resync enqueued \d+ keys$/).map((m) => Number(/(\d+) keys$/.exec(m)?.[1]));
+const requests = async (o: OperatorProcess, method?: string) =>
+  o.counter("rest_client_requests_total", method ? `method="${method}"` : undefined);
 
 /**
  * The cache holds exactly `keys` WebApps and none of `deleted`. Once a resync reports `keys` keys, the
@@ -67,8 +106,14 @@ const requests = async (o: OperatorProcess, method?: string) => o.counter("rest_
  */
 async function cacheHoldsExactly(o: OperatorProcess, keys: number, deleted: string[]): Promise<void> {
   const first = since(o);
-  await eventually(() => resyncCounts(logsSince(first)).at(-1) === keys, 4 * RESYNC_MS + 10_000, `a resync of exactly ${keys} keys`).catch((e: Error) => {
-    throw new Error(`${e.message}; resyncs since convergence enqueued ${JSON.stringify(resyncCounts(logsSince(first)))} keys: the cache does not hold exactly the API server's ${keys} WebApps`);
+  await eventually(
+    () => resyncCounts(logsSince(first)).at(-1) === keys,
+    4 * RESYNC_MS + 10_000,
+    `a resync of exactly ${keys} keys`,
+  ).catch((e: Error) => {
+    throw new Error(
+      `${e.message}; resyncs since convergence enqueued ${JSON.stringify(resyncCounts(logsSince(first)))} keys: the cache does not hold exactly the API server's ${keys} WebApps`,
+    );
   });
   const mark = since(o);
   for (const name of deleted) {
@@ -112,101 +157,139 @@ afterEach(async () => {
 });
 
 describe.skipIf(!local)("the operator's watches under control-plane faults", () => {
-  test("resourceVersions expired while it was not looking: it re-lists, the WebApp deleted in the gap is gone, the one created in the gap is reconciled once", showingLogs(() => [op], async () => {
-    const o = await setUp();
-    await Promise.all([createWebApp("gone"), createWebApp("kept")]);
-    await Promise.all([reconciled("gone", 1), reconciled("kept", 1)]);
+  test(
+    "resourceVersions expired while it was not looking: it re-lists, the WebApp deleted in the gap is gone, the one created in the gap is reconciled once",
+    showingLogs(
+      () => [op],
+      async () => {
+        const o = await setUp();
+        await Promise.all([createWebApp("gone"), createWebApp("kept")]);
+        await Promise.all([reconciled("gone", 1), reconciled("kept", 1)]);
 
-    // Pause the operator, then cut its watches with a restart: nothing of what follows can be buffered
-    // on its sockets. Change things, then expire every resourceVersion it knows.
-    o.proc.kill("SIGSTOP");
-    try {
-      await restartApiServer();
-      await kube.delete(WEBAPPS, "gone", ns.name);
-      await scale("kept", 2);
-      await Promise.all([createWebApp("born"), createWebApp("twin")]);
-      await expireResourceVersions();
-    } finally {
-      o.proc.kill("SIGCONT");
-    }
-    const mark = since(o);
+        // Pause the operator, then cut its watches with a restart: nothing of what follows can be buffered
+        // on its sockets. Change things, then expire every resourceVersion it knows.
+        o.proc.kill("SIGSTOP");
+        try {
+          await restartApiServer();
+          await kube.delete(WEBAPPS, "gone", ns.name);
+          await scale("kept", 2);
+          await Promise.all([createWebApp("born"), createWebApp("twin")]);
+          await expireResourceVersions();
+        } finally {
+          o.proc.kill("SIGCONT");
+        }
+        const mark = since(o);
 
-    await Promise.all([reconciled("born", 1), reconciled("twin", 1), reconciled("kept", 2)]);
-    const recovered = since(o);
-    const relisted = matching(logsSince(mark), /^watch of webapps\.apps\.example\.com .*resourceVersion too old/);
-    expect(relisted.length).toBeGreaterThanOrEqual(1);
-    expect(relisted.length).toBeLessThanOrEqual(3); // one re-list, not a loop
-    await cacheHoldsExactly(o, 3, ["gone"]); // kept, born, twin (before the gap: gone, kept)
-    expect(created(logEntries(o), "born")).toHaveLength(2); // once each, never twice
-    expect(created(logEntries(o), "twin")).toHaveLength(2);
-    expect(errorsSince(recovered)).toEqual([]);
-    expect(created(logsSince(mark), "kept")).toEqual([]);
-    expect(created(logsSince(mark), "gone")).toEqual([]); // not even while the cache lagged
-    expectHealthy(o, OUTAGE_ERRORS);
-  }), 90_000);
+        await Promise.all([reconciled("born", 1), reconciled("twin", 1), reconciled("kept", 2)]);
+        const recovered = since(o);
+        const relisted = matching(logsSince(mark), /^watch of webapps\.apps\.example\.com .*resourceVersion too old/);
+        expect(relisted.length).toBeGreaterThanOrEqual(1);
+        expect(relisted.length).toBeLessThanOrEqual(3); // one re-list, not a loop
+        await cacheHoldsExactly(o, 3, ["gone"]); // kept, born, twin (before the gap: gone, kept)
+        expect(created(logEntries(o), "born")).toHaveLength(2); // once each, never twice
+        expect(created(logEntries(o), "twin")).toHaveLength(2);
+        expect(errorsSince(recovered)).toEqual([]);
+        expect(created(logsSince(mark), "kept")).toEqual([]);
+        expect(created(logsSince(mark), "gone")).toEqual([]); // not even while the cache lagged
+        expectHealthy(o, OUTAGE_ERRORS);
+      },
+    ),
+    90_000,
+  );
 
-  test("kube-apiserver restarted while watching: no reconnect storm, and changes right after it are reconciled", showingLogs(() => [op], async () => {
-    const o = await setUp();
-    await Promise.all([createWebApp("r-kept"), createWebApp("r-gone")]);
-    await Promise.all([reconciled("r-kept", 1), reconciled("r-gone", 1)]);
-    await eventually(() => o.ready(), 10_000, "ready");
+  test(
+    "kube-apiserver restarted while watching: no reconnect storm, and changes right after it are reconciled",
+    showingLogs(
+      () => [op],
+      async () => {
+        const o = await setUp();
+        await Promise.all([createWebApp("r-kept"), createWebApp("r-gone")]);
+        await Promise.all([reconciled("r-kept", 1), reconciled("r-gone", 1)]);
+        await eventually(() => o.ready(), 10_000, "ready");
 
-    const WINDOW_MS = 10_000;
-    const [get0, all0] = await Promise.all([requests(o, "GET"), requests(o)]);
-    const mark = since(o);
-    const t0 = Date.now();
-    await restartApiServer();
-    const down = Date.now() - t0;
-    await Promise.all([scale("r-kept", 2), createWebApp("r-new"), createWebApp("r-new-too"), kube.delete(WEBAPPS, "r-gone", ns.name)]);
-    await Bun.sleep(Math.max(0, t0 + WINDOW_MS - Date.now()));
-    const [get1, all1] = await Promise.all([requests(o, "GET"), requests(o)]);
-    console.log(`apiserver restart: down ${down} ms; operator requests in the ${WINDOW_MS} ms from the restart: ${get1 - get0} GET (list, watch, get), ${all1 - all0} in all`);
-    if (get1 - get0 >= 30) console.log((await o.metricsText()).split("\n").filter((l) => l.startsWith("rest_client_requests_total")).join("\n"));
-    expect(get1 - get0).toBeLessThan(30);
+        const WINDOW_MS = 10_000;
+        const [get0, all0] = await Promise.all([requests(o, "GET"), requests(o)]);
+        const mark = since(o);
+        const t0 = Date.now();
+        await restartApiServer();
+        const down = Date.now() - t0;
+        await Promise.all([
+          scale("r-kept", 2),
+          createWebApp("r-new"),
+          createWebApp("r-new-too"),
+          kube.delete(WEBAPPS, "r-gone", ns.name),
+        ]);
+        await Bun.sleep(Math.max(0, t0 + WINDOW_MS - Date.now()));
+        const [get1, all1] = await Promise.all([requests(o, "GET"), requests(o)]);
+        console.log(
+          `apiserver restart: down ${down} ms; operator requests in the ${WINDOW_MS} ms from the restart: ${get1 - get0} GET (list, watch, get), ${all1 - all0} in all`,
+        );
+        if (get1 - get0 >= 30)
+          console.log(
+            (await o.metricsText())
+              .split("\n")
+              .filter((l) => l.startsWith("rest_client_requests_total"))
+              .join("\n"),
+          );
+        expect(get1 - get0).toBeLessThan(30);
 
-    await Promise.all([reconciled("r-kept", 2), reconciled("r-new", 1), reconciled("r-new-too", 1)]);
-    await eventually(() => o.ready(), 30_000, "ready again");
-    const recovered = since(o);
-    await cacheHoldsExactly(o, 3, ["r-gone"]); // r-kept, r-new, r-new-too (before: r-kept, r-gone)
-    expect(created(logsSince(mark), "r-gone")).toEqual([]); // not even while the cache lagged
-    expect(errorsSince(recovered)).toEqual([]);
-    expectHealthy(o, OUTAGE_ERRORS);
-  }), 90_000);
+        await Promise.all([reconciled("r-kept", 2), reconciled("r-new", 1), reconciled("r-new-too", 1)]);
+        await eventually(() => o.ready(), 30_000, "ready again");
+        const recovered = since(o);
+        await cacheHoldsExactly(o, 3, ["r-gone"]); // r-kept, r-new, r-new-too (before: r-kept, r-gone)
+        expect(created(logsSince(mark), "r-gone")).toEqual([]); // not even while the cache lagged
+        expect(errorsSince(recovered)).toEqual([]);
+        expectHealthy(o, OUTAGE_ERRORS);
+      },
+    ),
+    90_000,
+  );
 
-  test("kube-apiserver frozen past the watch inactivity limit: /readyz fails for the whole stall, then the watches recover and a new change is reconciled", showingLogs(() => [op], async () => {
-    const INACTIVITY_MS = 5_000;
-    const FREEZE_MS = 15_000;
-    const o = await setUp(["--watch-inactivity-timeout", `${INACTIVITY_MS}ms`]);
-    await createWebApp("frozen");
-    await reconciled("frozen", 1);
-    await eventually(() => o.ready(), 10_000, "ready");
+  test(
+    "kube-apiserver frozen past the watch inactivity limit: /readyz fails for the whole stall, then the watches recover and a new change is reconciled",
+    showingLogs(
+      () => [op],
+      async () => {
+        const INACTIVITY_MS = 5_000;
+        const FREEZE_MS = 15_000;
+        const o = await setUp(["--watch-inactivity-timeout", `${INACTIVITY_MS}ms`]);
+        await createWebApp("frozen");
+        await reconciled("frozen", 1);
+        await eventually(() => o.ready(), 10_000, "ready");
 
-    const mark = since(o);
-    const samples: { at: number; ready: boolean }[] = [];
-    await freezeApiServer();
-    const t0 = Date.now();
-    try {
-      while (Date.now() - t0 < FREEZE_MS) {
-        samples.push({ at: Date.now() - t0, ready: await o.ready() });
-        await Bun.sleep(250);
-      }
-    } finally {
-      await thawApiServer();
-    }
-    const firstFailure = samples.findIndex((s) => !s.ready);
-    console.log(`freeze: /readyz first failed ${samples[firstFailure]?.at} ms into the stall (inactivity limit ${INACTIVITY_MS} ms)`);
-    expect(firstFailure).toBeGreaterThanOrEqual(0);
-    expect(samples[firstFailure]?.at).toBeLessThanOrEqual(INACTIVITY_MS + 1_500);
-    expect(samples.slice(firstFailure).every((s) => !s.ready)).toBe(true); // failed until the thaw
-    expect(matching(logsSince(mark), /no event or bookmark for 5000 ms|no answer to WATCH within 5000 ms/).length).toBeGreaterThanOrEqual(1);
+        const mark = since(o);
+        const samples: { at: number; ready: boolean }[] = [];
+        await freezeApiServer();
+        const t0 = Date.now();
+        try {
+          while (Date.now() - t0 < FREEZE_MS) {
+            samples.push({ at: Date.now() - t0, ready: await o.ready() });
+            await Bun.sleep(250);
+          }
+        } finally {
+          await thawApiServer();
+        }
+        const firstFailure = samples.findIndex((s) => !s.ready);
+        console.log(
+          `freeze: /readyz first failed ${samples[firstFailure]?.at} ms into the stall (inactivity limit ${INACTIVITY_MS} ms)`,
+        );
+        expect(firstFailure).toBeGreaterThanOrEqual(0);
+        expect(samples[firstFailure]?.at).toBeLessThanOrEqual(INACTIVITY_MS + 1_500);
+        expect(samples.slice(firstFailure).every((s) => !s.ready)).toBe(true); // failed until the thaw
+        expect(
+          matching(logsSince(mark), /no event or bookmark for 5000 ms|no answer to WATCH within 5000 ms/).length,
+        ).toBeGreaterThanOrEqual(1);
 
-    const t1 = Date.now();
-    await eventually(() => o.ready(), 30_000, "ready after the thaw");
-    console.log(`freeze: ready again ${Date.now() - t1} ms after the thaw`);
-    const recovered = since(o);
-    await scale("frozen", 2);
-    await reconciled("frozen", 2);
-    expect(errorsSince(recovered)).toEqual([]);
-    expectHealthy(o, OUTAGE_ERRORS);
-  }), 90_000);
+        const t1 = Date.now();
+        await eventually(() => o.ready(), 30_000, "ready after the thaw");
+        console.log(`freeze: ready again ${Date.now() - t1} ms after the thaw`);
+        const recovered = since(o);
+        await scale("frozen", 2);
+        await reconciled("frozen", 2);
+        expect(errorsSince(recovered)).toEqual([]);
+        expectHealthy(o, OUTAGE_ERRORS);
+      },
+    ),
+    90_000,
+  );
 });

@@ -2,7 +2,15 @@
 import { defineCommand } from "citty";
 import { VERSION } from "../../build/version.ts";
 import { realClock } from "../../runtime/clock.ts";
-import { buildManifests, DEFAULT_NAMESPACE, DEFAULT_REPLICAS, defaultImage, MAX_REPLICAS, OPERATOR_NAME, type InstallOptions } from "../../install/manifests.ts";
+import {
+  buildManifests,
+  DEFAULT_NAMESPACE,
+  DEFAULT_REPLICAS,
+  defaultImage,
+  MAX_REPLICAS,
+  OPERATOR_NAME,
+  type InstallOptions,
+} from "../../install/manifests.ts";
 import { clientFrom, clusterArgs } from "../_global.ts";
 import { parseDuration, parsePositiveInt } from "../_flags.ts";
 import { UsageError } from "../_run.ts";
@@ -21,13 +29,19 @@ export const manifestArgs = {
   context: clusterArgs.context,
   namespace: operatorNamespaceArg,
   image: { type: "string", description: `Operator image (default: ${defaultImage()})` },
-  replicas: { type: "string", default: String(DEFAULT_REPLICAS), description: "Operator replicas; one leads, the others stand by with warm caches" },
+  replicas: {
+    type: "string",
+    default: String(DEFAULT_REPLICAS),
+    description: "Operator replicas; one leads, the others stand by with warm caches",
+  },
 } as const;
 
 export function installOptionsFrom(args: { namespace?: string; image?: string; replicas?: string }): InstallOptions {
   const namespace = args.namespace || DEFAULT_NAMESPACE;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
-    throw new UsageError(`--namespace "${namespace}" is not a valid namespace name (lower-case letters, digits and '-', at most 63 characters)`);
+    throw new UsageError(
+      `--namespace "${namespace}" is not a valid namespace name (lower-case letters, digits and '-', at most 63 characters)`,
+    );
   }
   const image = args.image || defaultImage();
   if (/\s/.test(image)) throw new UsageError(`--image "${image}" must not contain whitespace`);
@@ -46,9 +60,21 @@ Examples:
   },
   args: {
     ...manifestArgs,
-    "dry-run": { type: "boolean", default: false, description: "Print the objects that would be applied (YAML) and apply nothing" },
-    wait: { type: "boolean", default: false, description: "Wait until the operator Deployment is ready, showing progress" },
-    timeout: { type: "string", default: "2m", description: "How long to wait for the CRD to be Established and, with --wait, for the operator" },
+    "dry-run": {
+      type: "boolean",
+      default: false,
+      description: "Print the objects that would be applied (YAML) and apply nothing",
+    },
+    wait: {
+      type: "boolean",
+      default: false,
+      description: "Wait until the operator Deployment is ready, showing progress",
+    },
+    timeout: {
+      type: "string",
+      default: "2m",
+      description: "How long to wait for the CRD to be Established and, with --wait, for the operator",
+    },
   },
   async run({ args }) {
     const opts = installOptionsFrom(args);
@@ -62,7 +88,9 @@ Examples:
     }
     const client = await clientFrom(args);
     const { applyAll } = await import("../../install/apply.ts");
-    console.error(`installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`);
+    console.error(
+      `installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`,
+    );
     const results = await applyAll(client, objects, {
       clock: realClock,
       timeoutMs,
@@ -70,13 +98,23 @@ Examples:
       onProgress: (line) => console.error(line),
     });
     const changed = results.filter((r) => r.action !== "unchanged").length;
-    console.error(changed === 0 ? "installed: everything was already up to date" : `installed: ${changed} of ${results.length} objects created or changed`);
+    console.error(
+      changed === 0
+        ? "installed: everything was already up to date"
+        : `installed: ${changed} of ${results.length} objects created or changed`,
+    );
     if (!args.wait) {
-      console.error(`the operator starts in the background; follow it with: devctl operator status -n ${opts.namespace} (or install with --wait)`);
+      console.error(
+        `the operator starts in the background; follow it with: devctl operator status -n ${opts.namespace} (or install with --wait)`,
+      );
       return;
     }
     const { waitForRollout } = await import("../../install/rollout.ts");
-    const message = await waitForRollout(client, OPERATOR_NAME, opts.namespace, { clock: realClock, timeoutMs, onProgress: (line) => console.error(line) });
+    const message = await waitForRollout(client, OPERATOR_NAME, opts.namespace, {
+      clock: realClock,
+      timeoutMs,
+      onProgress: (line) => console.error(line),
+    });
     console.error(`the operator is ready: ${message}`);
   },
 });

@@ -16,27 +16,54 @@ Examples:
   args: {
     kubeconfig: clusterArgs.kubeconfig,
     context: clusterArgs.context,
-    namespaces: { type: "string", description: "Comma-separated namespaces to watch (default: all; env WATCH_NAMESPACE)" },
+    namespaces: {
+      type: "string",
+      description: "Comma-separated namespaces to watch (default: all; env WATCH_NAMESPACE)",
+    },
     concurrency: { type: "string", default: "4", description: "Maximum concurrent reconciles" },
     "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
     "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
     "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
     "lease-duration": { type: "string", default: "15s", description: "How long a lease is valid without renewal" },
-    "renew-deadline": { type: "string", default: "10s", description: "How long the leader retries renewing before giving up" },
+    "renew-deadline": {
+      type: "string",
+      default: "10s",
+      description: "How long the leader retries renewing before giving up",
+    },
     "retry-period": { type: "string", default: "2s", description: "How often to try to acquire or renew" },
-    "metrics-bind-address": { type: "string", default: ":8080", description: "Address of /metrics (\"0\" disables)" },
-    "health-probe-bind-address": { type: "string", default: ":8081", description: "Address of /healthz and /readyz (\"0\" disables)" },
-    "resync-period": { type: "string", default: "10h", description: "How often every WebApp is reconciled even without changes" },
+    "metrics-bind-address": { type: "string", default: ":8080", description: 'Address of /metrics ("0" disables)' },
+    "health-probe-bind-address": {
+      type: "string",
+      default: ":8081",
+      description: 'Address of /healthz and /readyz ("0" disables)',
+    },
+    "resync-period": {
+      type: "string",
+      default: "10h",
+      description: "How often every WebApp is reconciled even without changes",
+    },
     "reconcile-timeout": { type: "string", default: "60s", description: "Abort a single reconcile after this long" },
-    "shutdown-timeout": { type: "string", default: "30s", description: "How long in-flight reconciles may finish on SIGTERM" },
-    "watch-inactivity-timeout": { type: "string", default: "90s", description: "Re-open a watch that sent no event or bookmark for this long (keep above the API server's ~60 s bookmark interval)" },
+    "shutdown-timeout": {
+      type: "string",
+      default: "30s",
+      description: "How long in-flight reconciles may finish on SIGTERM",
+    },
+    "watch-inactivity-timeout": {
+      type: "string",
+      default: "90s",
+      description:
+        "Re-open a watch that sent no event or bookmark for this long (keep above the API server's ~60 s bookmark interval)",
+    },
     "log-format": { type: "string", default: "text", description: "text (for people) or json (for log pipelines)" },
     "log-level": { type: "string", default: "info", description: "error, warn, info or debug" },
   },
   async run({ args }) {
     const logFormat = parseChoice(args["log-format"], "log-format", ["text", "json"] as const);
     const logLevel = parseChoice(args["log-level"], "log-level", ["error", "warn", "info", "debug"] as const);
-    const namespaces = (args.namespaces ?? process.env.WATCH_NAMESPACE ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const namespaces = (args.namespaces ?? process.env.WATCH_NAMESPACE ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const address = (v: string | undefined) => (v && v !== "0" ? v : undefined);
     const opts = {
       namespaces,

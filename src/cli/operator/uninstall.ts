@@ -23,7 +23,11 @@ Examples:
     kubeconfig: clusterArgs.kubeconfig,
     context: clusterArgs.context,
     namespace: operatorNamespaceArg,
-    "delete-crd": { type: "boolean", default: false, description: `Also delete the CRD ${CRD_NAME}, and with it every WebApp and what they own` },
+    "delete-crd": {
+      type: "boolean",
+      default: false,
+      description: `Also delete the CRD ${CRD_NAME}, and with it every WebApp and what they own`,
+    },
     yes: { type: "boolean", alias: "y", default: false, description: "Do not ask for confirmation" },
   },
   async run({ args }) {
@@ -31,14 +35,18 @@ Examples:
     const { uninstall, webAppFootprint } = await import("../../install/uninstall.ts");
     if (args["delete-crd"]) {
       const f = await webAppFootprint(client);
-      const where = f.namespaces.length ? ` in ${f.namespaces.length} namespace${f.namespaces.length === 1 ? "" : "s"} (${f.namespaces.join(", ")})` : "";
+      const where = f.namespaces.length
+        ? ` in ${f.namespaces.length} namespace${f.namespaces.length === 1 ? "" : "s"} (${f.namespaces.join(", ")})`
+        : "";
       console.error(
         `--delete-crd deletes the CustomResourceDefinition ${CRD_NAME} at ${client.server} and with it ${f.webapps} WebApp${f.webapps === 1 ? "" : "s"}${where}, ` +
           `and so ${f.deployments} Deployment${f.deployments === 1 ? "" : "s"} and ${f.services} Service${f.services === 1 ? "" : "s"} they own.`,
       );
       if (!args.yes) {
         if (!process.stdin.isTTY) {
-          throw new Error("refusing to delete the CRD without confirmation: stdin is not a terminal, so nothing was deleted. Pass --yes to confirm");
+          throw new Error(
+            "refusing to delete the CRD without confirmation: stdin is not a terminal, so nothing was deleted. Pass --yes to confirm",
+          );
         }
         if (!(await confirm("Delete them? [y/N] "))) {
           console.error("nothing deleted");
@@ -53,7 +61,11 @@ Examples:
       onDeleted: (d) => console.log(`${d.name} ${d.action}${d.note ? `: ${d.note}` : ""}`),
     });
     const deleted = results.filter((r) => r.action === "deleted").length;
-    console.error(deleted ? `uninstalled: ${deleted} object${deleted === 1 ? "" : "s"} deleted` : "nothing to uninstall: the operator was not installed there");
+    console.error(
+      deleted
+        ? `uninstalled: ${deleted} object${deleted === 1 ? "" : "s"} deleted`
+        : "nothing to uninstall: the operator was not installed there",
+    );
   },
 });
 

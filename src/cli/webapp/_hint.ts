@@ -6,7 +6,10 @@ import { KubeError } from "../../kube/errors.ts";
 
 export function withCrdHint(e: unknown): unknown {
   if (e instanceof KubeError && e.reason === "NotFound" && !e.status?.details?.name) {
-    return new Error(`${e.message}: the WebApp CRD is not installed in this cluster; install it with \`devctl operator install\``, { cause: e });
+    return new Error(
+      `${e.message}: the WebApp CRD is not installed in this cluster; install it with \`devctl operator install\``,
+      { cause: e },
+    );
   }
   return e;
 }

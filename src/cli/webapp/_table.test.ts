@@ -11,9 +11,27 @@ const wa = (name: string, ns: string, extra: Partial<WebAppObject> = {}): WebApp
 
 describe("the WebApp table", () => {
   test("has kubectl's printer columns, with empty cells for values the object does not have yet", () => {
-    expect(webAppRow(wa("my-service", "default"), NOW)).toEqual(["my-service", "myregistry/myapp:v2.1.0", "5", "", "", "3m"]);
+    expect(webAppRow(wa("my-service", "default"), NOW)).toEqual([
+      "my-service",
+      "myregistry/myapp:v2.1.0",
+      "5",
+      "",
+      "",
+      "3m",
+    ]);
     const converged = wa("my-service", "default", {
-      status: { readyReplicas: 5, conditions: [{ type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "", lastTransitionTime: "2024-05-01T11:58:00Z" }] },
+      status: {
+        readyReplicas: 5,
+        conditions: [
+          {
+            type: "Available",
+            status: "True",
+            reason: "MinimumReplicasAvailable",
+            message: "",
+            lastTransitionTime: "2024-05-01T11:58:00Z",
+          },
+        ],
+      },
     });
     expect(webAppRow(converged, NOW)).toEqual(["my-service", "myregistry/myapp:v2.1.0", "5", "5", "True", "3m"]);
   });
@@ -21,8 +39,8 @@ describe("the WebApp table", () => {
   test("puts NAMESPACE first for all namespaces", () => {
     expect(webAppTable([wa("a", "team-a"), wa("bb", "default")], NOW, true)).toBe(
       "NAMESPACE   NAME   IMAGE                     DESIRED   READY   AVAILABLE   AGE\n" +
-      "team-a      a      myregistry/myapp:v2.1.0   5                             3m\n" +
-      "default     bb     myregistry/myapp:v2.1.0   5                             3m",
+        "team-a      a      myregistry/myapp:v2.1.0   5                             3m\n" +
+        "default     bb     myregistry/myapp:v2.1.0   5                             3m",
     );
   });
 

@@ -25,6 +25,8 @@ export function webAppRow(w: WebAppObject, now: number): string[] {
 
 export function webAppTable(items: readonly WebAppObject[], now: number, withNamespace: boolean): string {
   const header = withNamespace ? ["NAMESPACE", ...HEADERS] : [...HEADERS];
-  const rows = items.map((w) => (withNamespace ? [text(w.metadata.namespace), ...webAppRow(w, now)] : webAppRow(w, now)));
+  const rows = items.map((w) =>
+    withNamespace ? [text(w.metadata.namespace), ...webAppRow(w, now)] : webAppRow(w, now),
+  );
   return formatTable([header, ...rows]);
 }

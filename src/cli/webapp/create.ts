@@ -12,9 +12,15 @@ import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { withCrdHint } from "./_hint.ts";
 
 /** A flag value as the schema should see it: numbers as numbers, anything else as given (so the message shows it). */
-export const numberish = (v: string | undefined): unknown => (v !== undefined && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v);
+export const numberish = (v: string | undefined): unknown =>
+  v !== undefined && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
 
-const FLAG_OF: Record<string, string> = { "metadata.name": "NAME", "spec.image": "--image", "spec.replicas": "--replicas", "spec.port": "--port" };
+const FLAG_OF: Record<string, string> = {
+  "metadata.name": "NAME",
+  "spec.image": "--image",
+  "spec.replicas": "--replicas",
+  "spec.port": "--port",
+};
 
 export default defineCommand({
   meta: {
@@ -27,7 +33,11 @@ Examples:
   devctl webapp create web --image nginx:1.25 --port 80 --dry-run > web.yaml`,
   },
   args: {
-    name: { type: "positional", description: "Name of the WebApp (a DNS-1035 label, at most 59 characters)", required: true },
+    name: {
+      type: "positional",
+      description: "Name of the WebApp (a DNS-1035 label, at most 59 characters)",
+      required: true,
+    },
     image: { type: "string", required: true, description: "Container image, e.g. myregistry/myapp:v2.1.0" },
     port: { type: "string", required: true, description: "Port the container listens on (1-65535)" },
     replicas: { type: "string", description: "Number of pods (default 1)" },
@@ -41,27 +51,45 @@ Examples:
       apiVersion: API_VERSION,
       kind: KIND,
       metadata: { name: args.name, namespace },
-      spec: { image: args.image, ...(args.replicas !== undefined ? { replicas: numberish(args.replicas) } : {}), port: numberish(args.port) },
+      spec: {
+        image: args.image,
+        ...(args.replicas !== undefined ? { replicas: numberish(args.replicas) } : {}),
+        port: numberish(args.port),
+      },
     };
     const parsed = parseWebApp(draft);
     if (!parsed.ok) {
-      const issues = parsed.issues.map((i) => ({ ...i, path: FLAG_OF[i.path] ? `${i.path} (${FLAG_OF[i.path]})` : i.path }));
+      const issues = parsed.issues.map((i) => ({
+        ...i,
+        path: FLAG_OF[i.path] ? `${i.path} (${FLAG_OF[i.path]})` : i.path,
+      }));
       throw new Error(`invalid WebApp ${namespace}/${args.name}:\n${formatIssues(issues)}`);
     }
-    const webapp = { apiVersion: API_VERSION, kind: KIND, metadata: { name: args.name, namespace }, spec: parsed.webapp.spec };
+    const webapp = {
+      apiVersion: API_VERSION,
+      kind: KIND,
+      metadata: { name: args.name, namespace },
+      spec: parsed.webapp.spec,
+    };
     if (args["dry-run"]) {
       process.stdout.write(toYaml(webapp));
       return;
     }
-    await (client ?? (await clientFrom(args))).create(WEBAPP_RESOURCE, webapp, { fieldManager: "devctl" }).catch((e) => {
-      throw withCrdHint(e);
-    });
+    await (client ?? (await clientFrom(args)))
+      .create(WEBAPP_RESOURCE, webapp, { fieldManager: "devctl" })
+      .catch((e) => {
+        throw withCrdHint(e);
+      });
     console.log(`webapp.${WEBAPP_RESOURCE.group}/${args.name} created`);
   },
 });
 
 /** The client; on a dry run, nothing when no kubeconfig is found (the namespace is then "default"). */
-async function clientOrNothing(args: { kubeconfig?: string; context?: string; "dry-run"?: boolean }): Promise<KubeClient | undefined> {
+async function clientOrNothing(args: {
+  kubeconfig?: string;
+  context?: string;
+  "dry-run"?: boolean;
+}): Promise<KubeClient | undefined> {
   try {
     return await clientFrom(args);
   } catch (e) {

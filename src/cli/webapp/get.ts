@@ -28,9 +28,11 @@ Examples:
   async run({ args }) {
     const output = parseChoice(args.output, "output", OUTPUTS);
     const client = await clientFrom(args);
-    const obj = await client.get<KubeObject & WebAppObject>(WEBAPP_RESOURCE, args.name, namespaceOf(args, client)).catch((e) => {
-      throw withCrdHint(e);
-    });
+    const obj = await client
+      .get<KubeObject & WebAppObject>(WEBAPP_RESOURCE, args.name, namespaceOf(args, client))
+      .catch((e) => {
+        throw withCrdHint(e);
+      });
     // As kubectl: managed fields are bookkeeping, not part of what a user reads.
     const { managedFields: _, ...metadata } = obj.metadata;
     const shown = { ...obj, metadata };

@@ -18,15 +18,22 @@ Examples:
   },
   args: {
     ...clusterArgs,
-    "all-namespaces": { type: "boolean", alias: "A", default: false, description: "List WebApps in every namespace (adds a NAMESPACE column)" },
+    "all-namespaces": {
+      type: "boolean",
+      alias: "A",
+      default: false,
+      description: "List WebApps in every namespace (adds a NAMESPACE column)",
+    },
   },
   async run({ args }) {
     const client = await clientFrom(args);
     const all = args["all-namespaces"];
     const namespace = namespaceOf(args, client);
-    const list = await client.listAll<KubeObject & WebAppObject>(WEBAPP_RESOURCE, all ? {} : { namespace }).catch((e) => {
-      throw withCrdHint(e);
-    });
+    const list = await client
+      .listAll<KubeObject & WebAppObject>(WEBAPP_RESOURCE, all ? {} : { namespace })
+      .catch((e) => {
+        throw withCrdHint(e);
+      });
     if (list.items.length === 0) {
       console.error(all ? "No resources found" : `No resources found in ${namespace} namespace.`);
       return;

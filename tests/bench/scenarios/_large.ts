@@ -21,7 +21,16 @@ import type { WebApp } from "../../../src/api/webapp.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
 import type { Context } from "../_context.ts";
 import {
-  appNames, createNamespace, DEPLOYMENT_RESOURCE, image, PORT, pool, RESOURCE_QUOTAS, SERVICE_RESOURCE, WEBAPP_RESOURCE, webappObject,
+  appNames,
+  createNamespace,
+  DEPLOYMENT_RESOURCE,
+  image,
+  PORT,
+  pool,
+  RESOURCE_QUOTAS,
+  SERVICE_RESOURCE,
+  WEBAPP_RESOURCE,
+  webappObject,
 } from "../_kube.ts";
 import { requestsByMethod, total, type BenchOperator } from "../_operator.ts";
 import { fmtMiB, fmtMs } from "../_stats.ts";
@@ -46,7 +55,11 @@ async function drained(op: BenchOperator, timeoutMs: number): Promise<void> {
 }
 
 /** A fresh operator over `namespace`: RSS 5 s after its first pass, and its start → ready time. */
-export async function freshRss(ctx: Context, namespace: string, n: number): Promise<{ rss: number; readyMs: number; passed: boolean }> {
+export async function freshRss(
+  ctx: Context,
+  namespace: string,
+  n: number,
+): Promise<{ rss: number; readyMs: number; passed: boolean }> {
   const op = await ctx.operator(namespace);
   try {
     const readyMs = await op.waitReady(120_000);
@@ -74,10 +87,19 @@ export interface LargePoint {
 async function quotaNamespace(ctx: Context, n: number): Promise<string> {
   const ns = await createNamespace(ctx.kube, `memory${n}`);
   ctx.leftovers.push(ns);
-  await ctx.kube.create(RESOURCE_QUOTAS, { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "no-replicasets", namespace: ns }, spec: { hard: { "count/replicasets.apps": "0" } } });
+  await ctx.kube.create(RESOURCE_QUOTAS, {
+    apiVersion: "v1",
+    kind: "ResourceQuota",
+    metadata: { name: "no-replicasets", namespace: ns },
+    spec: { hard: { "count/replicasets.apps": "0" } },
+  });
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
-    const q = await ctx.kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(RESOURCE_QUOTAS, "no-replicasets", ns);
+    const q = await ctx.kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(
+      RESOURCE_QUOTAS,
+      "no-replicasets",
+      ns,
+    );
     if (q.status?.hard) break;
     await Bun.sleep(200);
   }
@@ -94,19 +116,30 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
   await Promise.all([deployments.start(), services.start()]);
   let createMs = 0;
   const webapps: WebApp[] = [];
-  const createWebApps = () => pool(names, cc, async (name) => {
-    const wa = await ctx.kube.create<KubeObject>(WEBAPP_RESOURCE, webappObject(name, ns, image("v1")));
-    webapps.push({ metadata: { name, namespace: ns, uid: wa.metadata.uid as string }, spec: { image: image("v1"), replicas: 1, port: PORT } });
-    if (webapps.length % 2000 === 0) ctx.log(`  ${webapps.length} WebApps created, ${deployments.size()} Deployments so far`);
-  });
+  const createWebApps = () =>
+    pool(names, cc, async (name) => {
+      const wa = await ctx.kube.create<KubeObject>(WEBAPP_RESOURCE, webappObject(name, ns, image("v1")));
+      webapps.push({
+        metadata: { name, namespace: ns, uid: wa.metadata.uid as string },
+        spec: { image: image("v1"), replicas: 1, port: PORT },
+      });
+      if (webapps.length % 2000 === 0)
+        ctx.log(`  ${webapps.length} WebApps created, ${deployments.size()} Deployments so far`);
+    });
   if (!fromScratch) {
-    ctx.log(`memory: creating ${n} WebApps and their Deployments and Services (operator's builders; ReplicaSets blocked by quota)`);
+    ctx.log(
+      `memory: creating ${n} WebApps and their Deployments and Services (operator's builders; ReplicaSets blocked by quota)`,
+    );
     const t = performance.now();
     await createWebApps();
     await pool(webapps, cc, async (wa) => {
       await ctx.kube.apply(DEPLOYMENT_RESOURCE, desiredDeployment(wa), { fieldManager: FIELD_MANAGER });
       const svc = desiredService(wa);
-      await ctx.kube.apply(SERVICE_RESOURCE, { ...svc, spec: { ...svc.spec, clusterIP: "None" } }, { fieldManager: FIELD_MANAGER });
+      await ctx.kube.apply(
+        SERVICE_RESOURCE,
+        { ...svc, spec: { ...svc.spec, clusterIP: "None" } },
+        { fieldManager: FIELD_MANAGER },
+      );
     });
     createMs = performance.now() - t;
     ctx.log(`  created in ${fmtMs(createMs)}; starting the operator over them`);
@@ -121,13 +154,18 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
     await op.waitReady(120_000);
     const t0 = performance.now();
     if (fromScratch) {
-      ctx.log(`memory: creating ${n} WebApps, up to ${budgetMs / 60_000} min for the operator to create their children (ReplicaSets blocked by quota)`);
+      ctx.log(
+        `memory: creating ${n} WebApps, up to ${budgetMs / 60_000} min for the operator to create their children (ReplicaSets blocked by quota)`,
+      );
       const children = Promise.all([
         deployments.until(n, () => true, budgetMs, `${n} Deployments`),
         services.until(n, () => true, budgetMs, `${n} Services`),
       ]);
       await createWebApps();
-      const done = await children.then((ts) => Math.max(...ts), () => undefined);
+      const done = await children.then(
+        (ts) => Math.max(...ts),
+        () => undefined,
+      );
       workMs = (done ?? Number.NaN) - t0;
     } else {
       await reconciledAll(op, n, budgetMs);
@@ -145,7 +183,9 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
     await op.stop();
   }
   const cached = { webapps: webapps.length, deployments: deployments.size(), services: services.size() };
-  ctx.log(`memory: ${cached.webapps} WebApps: work took ${fmtMs(workMs)}, peak ${fmtMiB(peak)}, drained ${fmtMiB(drainedRss)}; now a fresh operator over them`);
+  ctx.log(
+    `memory: ${cached.webapps} WebApps: work took ${fmtMs(workMs)}, peak ${fmtMiB(peak)}, drained ${fmtMiB(drainedRss)}; now a fresh operator over them`,
+  );
   const fresh = await freshRss(ctx, ns, cached.webapps);
   ctx.log(`  fresh: ready after ${fmtMs(fresh.readyMs)}, RSS ${fmtMiB(fresh.rss)}`);
   return { fromScratch, cached, createMs, workMs, firstPass, peak, drained: drainedRss, fresh };

@@ -17,8 +17,18 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { Context, Section, Table } from "../_context.ts";
 import {
-  applyFloor, appNames, createNamespace, DEPLOYMENT_RESOURCE, deploymentAvailable, floorObjects, image, pool,
-  SERVICE_RESOURCE, WEBAPP_RESOURCE, webappAvailable, webappObject,
+  applyFloor,
+  appNames,
+  createNamespace,
+  DEPLOYMENT_RESOURCE,
+  deploymentAvailable,
+  floorObjects,
+  image,
+  pool,
+  SERVICE_RESOURCE,
+  WEBAPP_RESOURCE,
+  webappAvailable,
+  webappObject,
 } from "../_kube.ts";
 import { requestsByMethod } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
@@ -42,7 +52,11 @@ interface Run {
 
 const timeoutFor = (n: number) => 120_000 + n * 300;
 
-async function operatorRun(ctx: Context, n: number, profileDir?: string): Promise<Omit<Run, "floorWrittenMs" | "floorAvailableMs" | "floor"> & { namespace: string }> {
+async function operatorRun(
+  ctx: Context,
+  n: number,
+  profileDir?: string,
+): Promise<Omit<Run, "floorWrittenMs" | "floorAvailableMs" | "floor"> & { namespace: string }> {
   const namespace = await createNamespace(ctx.kube, `conv${n}`);
   ctx.leftovers.push(namespace);
   const img = image("v1");
@@ -65,21 +79,34 @@ async function operatorRun(ctx: Context, n: number, profileDir?: string): Promis
       trackers.deployments.until(n, () => true, timeoutFor(n), `${n} Deployments to exist`),
       trackers.services.until(n, () => true, timeoutFor(n), `${n} Services to exist`),
     ]);
-    await pool(names, ctx.opts.clientConcurrency, (name) => ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)));
+    await pool(names, ctx.opts.clientConcurrency, (name) =>
+      ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
+    );
     const createMs = performance.now() - t0;
     const [avail, deps, svcs] = await all;
     const usage = meter.read();
     const rss = op.rssBytes() ?? Number.NaN;
     const after = requestsByMethod(await op.scrape());
     const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
-    return { availableMs: avail - t0, childrenMs: Math.max(deps, svcs) - t0, createMs, op: usage, requests, namespace, rss };
+    return {
+      availableMs: avail - t0,
+      childrenMs: Math.max(deps, svcs) - t0,
+      createMs,
+      op: usage,
+      requests,
+      namespace,
+      rss,
+    };
   } finally {
     for (const t of Object.values(trackers)) t.stop();
     await op.stop();
   }
 }
 
-async function floorRun(ctx: Context, n: number): Promise<{ writtenMs: number; availableMs: number; usage: CpuUsage; namespace: string }> {
+async function floorRun(
+  ctx: Context,
+  n: number,
+): Promise<{ writtenMs: number; availableMs: number; usage: CpuUsage; namespace: string }> {
   const namespace = await createNamespace(ctx.kube, `floor${n}`);
   ctx.leftovers.push(namespace);
   const img = image("v1");
@@ -121,7 +148,11 @@ export async function convergence(ctx: Context): Promise<Section> {
     const file = latestProfile(dir);
     if (file) {
       const prof = hotFunctions(readFileSync(file, "utf8"), 15);
-      profile.push({ caption: `CPU profile of the operator over a whole convergence of ${largest} (from start to exit; ${prof.summary}; profile kept in ${file}):`, head: ["self %", "self", "function", "location"], rows: prof.rows });
+      profile.push({
+        caption: `CPU profile of the operator over a whole convergence of ${largest} (from start to exit; ${prof.summary}; profile kept in ${file}):`,
+        head: ["self %", "self", "function", "location"],
+        rows: prof.rows,
+      });
     } else {
       notes.push(`The profile was not written (looked in ${dir}).`);
     }
@@ -141,7 +172,9 @@ export async function convergence(ctx: Context): Promise<Section> {
       if (!last) fresh.push(await ctx.freshCluster());
       ctx.log(`convergence N=${n}, repeat ${r}/${ctx.opts.repeats}: operator`);
       const op = await operatorRun(ctx, n);
-      ctx.log(`  all ${n} Available after ${fmtMs(op.availableMs)} (children written after ${fmtMs(op.childrenMs)}); operator CPU ${fmt(op.op.byProcess.operator, 2)} s; ratio ${fmt(op.availableMs / fl.availableMs, 2)}`);
+      ctx.log(
+        `  all ${n} Available after ${fmtMs(op.availableMs)} (children written after ${fmtMs(op.childrenMs)}); operator CPU ${fmt(op.op.byProcess.operator, 2)} s; ratio ${fmt(op.availableMs / fl.availableMs, 2)}`,
+      );
       list.push({ ...op, floorWrittenMs: fl.writtenMs, floorAvailableMs: fl.availableMs, floor: fl.usage });
       if (last) ctx.fixture = { namespace: op.namespace, floorNamespace: fl.namespace, n, image: image("v1") };
     }
@@ -151,11 +184,23 @@ export async function convergence(ctx: Context): Promise<Section> {
     const pick = (f: (r: Run) => number) => list.map(f);
     return [
       String(n),
-      spread(pick((r) => r.availableMs), fmtMs),
+      spread(
+        pick((r) => r.availableMs),
+        fmtMs,
+      ),
       fmt(n / (median(pick((r) => r.availableMs)) / 1000), 0),
-      spread(pick((r) => r.childrenMs), fmtMs),
-      spread(pick((r) => r.floorWrittenMs), fmtMs),
-      spread(pick((r) => r.floorAvailableMs), fmtMs),
+      spread(
+        pick((r) => r.childrenMs),
+        fmtMs,
+      ),
+      spread(
+        pick((r) => r.floorWrittenMs),
+        fmtMs,
+      ),
+      spread(
+        pick((r) => r.floorAvailableMs),
+        fmtMs,
+      ),
       `**${fmt(median(pick((r) => r.availableMs / r.floorAvailableMs)), 2)}**`,
       fmt(median(pick((r) => r.childrenMs / r.floorWrittenMs)), 2),
       fmt(median(pick((r) => r.op.byProcess.operator ?? Number.NaN)), 2),
@@ -164,15 +209,36 @@ export async function convergence(ctx: Context): Promise<Section> {
   });
   tables.push({
     caption: `Medians over ${ctx.opts.repeats} repeat(s) (min–max). Operator --concurrency ${ctx.opts.concurrency}; WebApps created by ${ctx.opts.clientConcurrency} parallel requests; floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployment + Service pairs.`,
-    head: ["N", "operator: all Available", "WebApps/s", "operator: all children exist", "floor: all written", "floor: all Available", "ratio Available (op/floor)", "ratio written", "operator CPU s", "operator RSS after"],
+    head: [
+      "N",
+      "operator: all Available",
+      "WebApps/s",
+      "operator: all children exist",
+      "floor: all written",
+      "floor: all Available",
+      "ratio Available (op/floor)",
+      "ratio written",
+      "operator CPU s",
+      "operator RSS after",
+    ],
     rows,
   });
 
   const last = runs.get(largest)?.at(-1);
   if (last) {
-    tables.push({ caption: `Where the CPU went, N=${largest}, operator run (last repeat, ${fmtMs(last.availableMs)} wall):`, head: ["process", "CPU s", "cores used"], rows: cpuRows(last.op) });
-    tables.push({ caption: `The same for the floor run (${fmtMs(last.floorAvailableMs)} wall):`, head: ["process", "CPU s", "cores used"], rows: cpuRows(last.floor) });
-    const reqs = Object.entries(last.requests).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+    tables.push({
+      caption: `Where the CPU went, N=${largest}, operator run (last repeat, ${fmtMs(last.availableMs)} wall):`,
+      head: ["process", "CPU s", "cores used"],
+      rows: cpuRows(last.op),
+    });
+    tables.push({
+      caption: `The same for the floor run (${fmtMs(last.floorAvailableMs)} wall):`,
+      head: ["process", "CPU s", "cores used"],
+      rows: cpuRows(last.floor),
+    });
+    const reqs = Object.entries(last.requests)
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1]);
     const sum = reqs.reduce((s, [, v]) => s + v, 0);
     tables.push({
       caption: `API requests the operator sent while converging N=${largest} (its own rest_client_requests_total):`,
@@ -184,7 +250,9 @@ export async function convergence(ctx: Context): Promise<Section> {
     const wall = last.availableMs / 1000;
     notes.push(
       `Operator CPU while converging ${largest} WebApps: ${fmt(op, 2)} s in ${fmt(wall, 1)} s wall, i.e. ${fmt((100 * op) / wall, 0)}% of one core; ` +
-        (api !== undefined ? `the API server used ${fmt(api, 2)} s (${fmt(api / wall, 2)} cores) and all cores were ${fmt((100 * last.op.machineBusy) / last.op.machineCapacity, 0)}% busy.` : "the API server's CPU is not visible on an external cluster."),
+        (api !== undefined
+          ? `the API server used ${fmt(api, 2)} s (${fmt(api / wall, 2)} cores) and all cores were ${fmt((100 * last.op.machineBusy) / last.op.machineCapacity, 0)}% busy.`
+          : "the API server's CPU is not visible on an external cluster."),
     );
   }
   tables.push(...profile);
@@ -195,9 +263,19 @@ export async function convergence(ctx: Context): Promise<Section> {
       ? `Every floor run and every operator run started on a new, empty local cluster, except the operator's last run at N=${largest}, which shares its cluster with the floor run before it (1,000 more Deployments, Services and Pods: if anything, that slows the operator down) and leaves the fixture for the later scenarios.`
       : "The cluster could not be replaced between runs (it is not one this run started), so every run uses new namespaces beside the old ones and the cluster grows during the run; creating Services gets slower as their number grows (see the analysis).",
   );
-  const headline = [...runs].map(([n, list]) => {
-    const ms = median(list.map((r) => r.availableMs));
-    return `N=${n}: ${fmtMs(ms)} (${fmt(n / (ms / 1000), 0)}/s), ${fmt(median(list.map((r) => r.availableMs / r.floorAvailableMs)), 2)}× floor`;
-  }).join("; ");
-  return { id: "convergence", title: "1. Convergence", verdict: "no goal", headline, tables, notes, goal: "N=100 and 1,000 → all Available; compare with the floor" };
+  const headline = [...runs]
+    .map(([n, list]) => {
+      const ms = median(list.map((r) => r.availableMs));
+      return `N=${n}: ${fmtMs(ms)} (${fmt(n / (ms / 1000), 0)}/s), ${fmt(median(list.map((r) => r.availableMs / r.floorAvailableMs)), 2)}× floor`;
+    })
+    .join("; ");
+  return {
+    id: "convergence",
+    title: "1. Convergence",
+    verdict: "no goal",
+    headline,
+    tables,
+    notes,
+    goal: "N=100 and 1,000 → all Available; compare with the floor",
+  };
 }

@@ -17,7 +17,14 @@ import { createTracker } from "../_tracker.ts";
 import { deploymentName } from "../../../src/operator/desired.ts";
 
 const RECOVERY_TIMEOUT_MS = 30_000;
-const row = (label: string, xs: number[]) => [label, String(xs.length), fmtMs(median(xs)), fmtMs(percentile(xs, 90)), fmtMs(percentile(xs, 99)), fmtMs(Math.max(...xs))];
+const row = (label: string, xs: number[]) => [
+  label,
+  String(xs.length),
+  fmtMs(median(xs)),
+  fmtMs(percentile(xs, 90)),
+  fmtMs(percentile(xs, 99)),
+  fmtMs(Math.max(...xs)),
+];
 
 export async function heal(ctx: Context): Promise<Section> {
   const fx = await ensureFixture(ctx);
@@ -34,7 +41,8 @@ export async function heal(ctx: Context): Promise<Section> {
     await op.waitReady();
     await Promise.all([deployments.start(), webapps.start()]);
     const deadline = performance.now() + 60_000;
-    while (total(await op.scrape(), "controller_runtime_reconcile_total") < fx.n && performance.now() < deadline) await Bun.sleep(100);
+    while (total(await op.scrape(), "controller_runtime_reconcile_total") < fx.n && performance.now() < deadline)
+      await Bun.sleep(100);
     await ctx.settle();
     ctx.log(`heal: ${trials} trials, each deleting the Deployment of another converged WebApp`);
     for (let i = 0; i < trials; i++) {
@@ -43,18 +51,33 @@ export async function heal(ctx: Context): Promise<Section> {
       const old = deployments.get(dep)?.metadata.uid;
       if (!old) throw new Error(`the fixture's Deployment ${dep} is missing`);
       const t0 = performance.now();
-      const back = deployments.untilObject(dep, (o) => !!o && o.metadata.uid !== old, 30_000, `Deployment ${dep} to be re-created`);
+      const back = deployments.untilObject(
+        dep,
+        (o) => !!o && o.metadata.uid !== old,
+        30_000,
+        `Deployment ${dep} to be re-created`,
+      );
       await ctx.kube.delete(DEPLOYMENT_RESOURCE, dep, fx.namespace);
       heals.push((await back) - t0);
       // The WebApp reports the loss (Available=False) and then the recovery; wait for both before the next trial.
-      await webapps.untilObject(name, (o) => !webappAvailable(o), 5_000, `${name} to report the loss`).catch(() => undefined);
-      const recovered = await webapps.untilObject(name, webappAvailable, RECOVERY_TIMEOUT_MS, `${name} to be Available again`).catch((e: Error) => {
-        ctx.log(`  ${e.message}; its status: ${JSON.stringify(webapps.get(name)?.status)}; its Deployment: ${JSON.stringify(deployments.get(dep)?.status)}`);
-        return undefined;
-      });
-      if (recovered === undefined) stuck.push(`${name} (its new Deployment ${Object.keys(deployments.get(dep)?.status ?? {}).length ? "had a status" : "had no status yet: the controller-manager had not synced it"})`);
+      await webapps
+        .untilObject(name, (o) => !webappAvailable(o), 5_000, `${name} to report the loss`)
+        .catch(() => undefined);
+      const recovered = await webapps
+        .untilObject(name, webappAvailable, RECOVERY_TIMEOUT_MS, `${name} to be Available again`)
+        .catch((e: Error) => {
+          ctx.log(
+            `  ${e.message}; its status: ${JSON.stringify(webapps.get(name)?.status)}; its Deployment: ${JSON.stringify(deployments.get(dep)?.status)}`,
+          );
+          return undefined;
+        });
+      if (recovered === undefined)
+        stuck.push(
+          `${name} (its new Deployment ${Object.keys(deployments.get(dep)?.status ?? {}).length ? "had a status" : "had no status yet: the controller-manager had not synced it"})`,
+        );
       else recoveries.push(recovered - t0);
-      if ((i + 1) % 20 === 0) ctx.log(`  ${i + 1}/${trials}: median ${fmtMs(median(heals))}, max ${fmtMs(Math.max(...heals))}`);
+      if ((i + 1) % 20 === 0)
+        ctx.log(`  ${i + 1}/${trials}: median ${fmtMs(median(heals))}, max ${fmtMs(Math.max(...heals))}`);
     }
   } finally {
     deployments.stop();
@@ -72,7 +95,12 @@ export async function heal(ctx: Context): Promise<Section> {
       const dep = deploymentName(name);
       const old = floorDeps.get(dep)?.metadata.uid;
       const t0 = performance.now();
-      const back = floorDeps.untilObject(dep, (o) => !!o && o.metadata.uid !== old, 30_000, `floor Deployment ${dep} to be re-created`);
+      const back = floorDeps.untilObject(
+        dep,
+        (o) => !!o && o.metadata.uid !== old,
+        30_000,
+        `floor Deployment ${dep} to be re-created`,
+      );
       await ctx.kube.delete(DEPLOYMENT_RESOURCE, dep, fx.floorNamespace);
       await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, floorObjects(name, fx.floorNamespace, fx.image).deployment);
       floor.push((await back) - t0);
@@ -89,19 +117,25 @@ export async function heal(ctx: Context): Promise<Section> {
     goal: "p99 < 1 s (Deployment deleted → exists again)",
     verdict: p99 < 1000 ? "met" : "missed",
     headline: `p50 ${fmtMs(median(heals))}, p99 ${fmtMs(p99)} over ${heals.length} trials (floor p99 ${fmtMs(percentile(floor, 99))})`,
-    tables: [{
-      caption: `${fx.n} converged WebApps cached; one Deployment deleted at a time (watch-based timing, from just before the DELETE).`,
-      head: ["measurement", "trials", "p50", "p90", "p99", "max"],
-      rows: [
-        row("operator: Deployment exists again", heals),
-        row("floor: client deletes and re-applies it", floor),
-        row("operator: WebApp Available again", recoveries),
-      ],
-    }],
+    tables: [
+      {
+        caption: `${fx.n} converged WebApps cached; one Deployment deleted at a time (watch-based timing, from just before the DELETE).`,
+        head: ["measurement", "trials", "p50", "p90", "p99", "max"],
+        rows: [
+          row("operator: Deployment exists again", heals),
+          row("floor: client deletes and re-applies it", floor),
+          row("operator: WebApp Available again", recoveries),
+        ],
+      },
+    ],
     notes: [
       "The heal path: the Deployment's DELETED event reaches the operator's watch, maps to its owner WebApp, the reconcile finds it missing in the cache, GETs it (not there), checks the WebApp still exists (one GET) and creates it by server-side apply.",
       "“Available again” adds the controller-manager's ReplicaSet and Pod, KWOK's Ready and the operator's status update.",
-      ...(stuck.length ? [`${stuck.length} WebApp(s) were not Available again within ${RECOVERY_TIMEOUT_MS / 1000} s of their trial (${stuck.slice(0, 5).join(", ")}); they are left out of that row.`] : []),
+      ...(stuck.length
+        ? [
+            `${stuck.length} WebApp(s) were not Available again within ${RECOVERY_TIMEOUT_MS / 1000} s of their trial (${stuck.slice(0, 5).join(", ")}); they are left out of that row.`,
+          ]
+        : []),
     ],
   };
 }

@@ -42,18 +42,28 @@ export async function memory(ctx: Context): Promise<Section> {
     goal: "RSS ≤ 64 MiB idle, ≤ 150 MiB with 10,000 WebApps cached",
     verdict: big.cached.webapps < 10_000 ? "not measured" : idleOk && bigOk ? "met" : "missed",
     headline: `idle ${fmtMiB(median(idle))}; ${fx.n}: ${fmtMiB(median(mid))}; ${big.cached.webapps}: ${fmtMiB(bigRss)}`,
-    tables: [{
-      caption: "Operator resident memory (VmRSS of dist/devctl), one namespace watched.",
-      head: ["WebApps cached", "state", "RSS"],
-      left: 2,
-      rows: [
-        ["0", `idle, 5 s after ready (${starts} start(s))`, spread(idle, fmtMiB)],
-        [String(fx.n), `fresh start, 5 s after the first pass (${starts} start(s))`, spread(mid, fmtMiB)],
-        [String(big.cached.webapps), "the operator working through them: peak (sampled every second)", fmtMiB(big.peak)],
-        [String(big.cached.webapps), "the same process, 5 s after its queue drained", fmtMiB(big.drained)],
-        [String(big.cached.webapps), `fresh start (ready after ${fmtMs(big.fresh.readyMs)}), 5 s after the first pass${big.fresh.passed ? "" : " (pass not finished)"}`, fmtMiB(big.fresh.rss)],
-      ],
-    }],
+    tables: [
+      {
+        caption: "Operator resident memory (VmRSS of dist/devctl), one namespace watched.",
+        head: ["WebApps cached", "state", "RSS"],
+        left: 2,
+        rows: [
+          ["0", `idle, 5 s after ready (${starts} start(s))`, spread(idle, fmtMiB)],
+          [String(fx.n), `fresh start, 5 s after the first pass (${starts} start(s))`, spread(mid, fmtMiB)],
+          [
+            String(big.cached.webapps),
+            "the operator working through them: peak (sampled every second)",
+            fmtMiB(big.peak),
+          ],
+          [String(big.cached.webapps), "the same process, 5 s after its queue drained", fmtMiB(big.drained)],
+          [
+            String(big.cached.webapps),
+            `fresh start (ready after ${fmtMs(big.fresh.readyMs)}), 5 s after the first pass${big.fresh.passed ? "" : " (pass not finished)"}`,
+            fmtMiB(big.fresh.rss),
+          ],
+        ],
+      },
+    ],
     notes: [
       `Large point: ${big.cached.webapps} WebApps, ${big.cached.deployments} Deployments and ${big.cached.services} Services in the namespace; ${how}.`,
       "That namespace has a ResourceQuota of 0 ReplicaSets, so the controller-manager creates no ReplicaSets or Pods there (10,000 pods exceed the fake node and would keep the 2-core control plane busy for many minutes): the Deployments report the failed ReplicaSet creation and the WebApps are not Available. The operator caches the same kinds of objects as for running apps; only status fields differ.",

@@ -74,14 +74,59 @@ export async function startup(ctx: Context): Promise<Section> {
         caption: `Operator process start → /readyz 200 (dist/devctl, a new process each time, ${ctx.opts.startups} starts each); medians (min–max).`,
         head: ["WebApps present", "start → ready", "p99 of starts", "start → first pass reconciled all", "RSS then"],
         rows: [
-          [String(fx.n), spread(full.map((r) => r.ready), fmtMs), fmtMs(percentile(full.map((r) => r.ready), 99)), spread(full.map((r) => r.pass), fmtMs), spread(full.map((r) => r.rss), fmtMiB)],
-          ["0", spread(base.map((r) => r.ready), fmtMs), fmtMs(percentile(base.map((r) => r.ready), 99)), "—", spread(base.map((r) => r.rss), fmtMiB)],
+          [
+            String(fx.n),
+            spread(
+              full.map((r) => r.ready),
+              fmtMs,
+            ),
+            fmtMs(
+              percentile(
+                full.map((r) => r.ready),
+                99,
+              ),
+            ),
+            spread(
+              full.map((r) => r.pass),
+              fmtMs,
+            ),
+            spread(
+              full.map((r) => r.rss),
+              fmtMiB,
+            ),
+          ],
+          [
+            "0",
+            spread(
+              base.map((r) => r.ready),
+              fmtMs,
+            ),
+            fmtMs(
+              percentile(
+                base.map((r) => r.ready),
+                99,
+              ),
+            ),
+            "—",
+            spread(
+              base.map((r) => r.rss),
+              fmtMiB,
+            ),
+          ],
         ],
       },
       {
         caption: `\`devctl --version\`, spawn → exit, ${runs} runs in a row:`,
         head: ["first run", "median", "p90", "min", "max"],
-        rows: [[fmtMs(version[0]), fmtMs(versionMedian), fmtMs(percentile(version, 90)), fmtMs(Math.min(...version)), fmtMs(Math.max(...version))]],
+        rows: [
+          [
+            fmtMs(version[0]),
+            fmtMs(versionMedian),
+            fmtMs(percentile(version, 90)),
+            fmtMs(Math.min(...version)),
+            fmtMs(Math.max(...version)),
+          ],
+        ],
       },
     ],
     notes: [

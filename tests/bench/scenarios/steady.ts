@@ -14,15 +14,25 @@ import { fmt, fmtMs } from "../_stats.ts";
 
 const writesOf = (r: Record<string, number>) => Object.entries(r).reduce((s, [m, v]) => (m === "GET" ? s : s + v), 0);
 const allOf = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
-const diff = (a: Record<string, number>, b: Record<string, number>) => Object.fromEntries(Object.keys({ ...a, ...b }).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]));
-const describe = (r: Record<string, number>) => Object.entries(r).filter(([, v]) => v > 0).map(([m, v]) => `${m} ${v}`).join(", ") || "none";
+const diff = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.fromEntries(Object.keys({ ...a, ...b }).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]));
+const describe = (r: Record<string, number>) =>
+  Object.entries(r)
+    .filter(([, v]) => v > 0)
+    .map(([m, v]) => `${m} ${v}`)
+    .join(", ") || "none";
 
 async function reconciles(op: BenchOperator): Promise<number> {
   return total(await op.scrape(), "controller_runtime_reconcile_total");
 }
 
 /** Waits until `target` reconciles are counted; resolves with the time the count first moved past `from` and when it reached `target`. */
-async function awaitPass(op: BenchOperator, from: number, target: number, timeoutMs: number): Promise<{ startedAt: number; doneAt: number }> {
+async function awaitPass(
+  op: BenchOperator,
+  from: number,
+  target: number,
+  timeoutMs: number,
+): Promise<{ startedAt: number; doneAt: number }> {
   const deadline = performance.now() + timeoutMs;
   let startedAt: number | undefined;
   while (performance.now() < deadline) {
@@ -31,14 +41,18 @@ async function awaitPass(op: BenchOperator, from: number, target: number, timeou
     if (n >= target) return { startedAt: startedAt ?? performance.now(), doneAt: performance.now() };
     await Bun.sleep(100);
   }
-  throw new Error(`no full pass within ${timeoutMs / 1000} s (${(await reconciles(op)) - from} of ${target - from} reconciles)`);
+  throw new Error(
+    `no full pass within ${timeoutMs / 1000} s (${(await reconciles(op)) - from} of ${target - from} reconciles)`,
+  );
 }
 
 export async function steady(ctx: Context): Promise<Section> {
   const fx = await ensureFixture(ctx);
   const resyncS = ctx.opts.quick ? 10 : 20;
   const passes = ctx.opts.quick ? 1 : 2;
-  ctx.log(`steady state: operator over ${fx.n} converged WebApps with --resync-period ${resyncS}s, ${passes} resync pass(es)`);
+  ctx.log(
+    `steady state: operator over ${fx.n} converged WebApps with --resync-period ${resyncS}s, ${passes} resync pass(es)`,
+  );
   const op = await ctx.operator(fx.namespace, ["--resync-period", `${resyncS}s`]);
   const rows: string[][] = [];
   let verdictOk = true;
@@ -51,8 +65,13 @@ export async function steady(ctx: Context): Promise<Section> {
     const m = await op.scrape();
     const startupReqs = requestsByMethod(m);
     rows.push([
-      `start-up pass (ready after ${fmtMs(readyMs)})`, String(total(m, "controller_runtime_reconcile_total")), fmtMs(initial.doneAt - op.spawnedAt),
-      String(writesOf(startupReqs)), describe(startupReqs), fmt(allOf(startupReqs) / fx.n, 3), "—",
+      `start-up pass (ready after ${fmtMs(readyMs)})`,
+      String(total(m, "controller_runtime_reconcile_total")),
+      fmtMs(initial.doneAt - op.spawnedAt),
+      String(writesOf(startupReqs)),
+      describe(startupReqs),
+      fmt(allOf(startupReqs) / fx.n, 3),
+      "—",
     ]);
     let before = startupReqs;
     let count = total(m, "controller_runtime_reconcile_total");
@@ -68,7 +87,15 @@ export async function steady(ctx: Context): Promise<Section> {
       verdictOk &&= writes === 0 && allOf(reqs) === 0;
       resyncWrites += writes;
       resyncRequests += allOf(reqs);
-      rows.push([`resync pass ${p}`, String(newCount - count), pass.doneAt - pass.startedAt < 1 ? "< 100 ms (one poll)" : fmtMs(pass.doneAt - pass.startedAt), String(writes), describe(reqs), fmt(allOf(reqs) / fx.n, 3), fmt(cpu, 2)]);
+      rows.push([
+        `resync pass ${p}`,
+        String(newCount - count),
+        pass.doneAt - pass.startedAt < 1 ? "< 100 ms (one poll)" : fmtMs(pass.doneAt - pass.startedAt),
+        String(writes),
+        describe(reqs),
+        fmt(allOf(reqs) / fx.n, 3),
+        fmt(cpu, 2),
+      ]);
       ctx.log(`  pass ${p}: ${newCount - count} reconciles, ${writes} writes, requests: ${describe(reqs)}`);
       before = requestsByMethod(after);
       count = newCount;
@@ -80,11 +107,21 @@ export async function steady(ctx: Context): Promise<Section> {
       goal: "0 API writes and 0 API requests per WebApp in a full resync",
       verdict: verdictOk ? "met" : "missed",
       headline: `${resyncWrites} writes, ${fmt(resyncRequests / (passes * fx.n), 3)} requests per WebApp over ${passes} resync pass(es) of ${fx.n}`,
-      tables: [{
-        caption: `${fx.n} converged WebApps, operator started with --resync-period ${resyncS}s (±10% jitter). Counts are deltas of the operator's own rest_client_requests_total.`,
-        head: ["pass", "reconciles", "pass took", "writes", "requests by method", "requests per WebApp", "operator CPU s"],
-        rows,
-      }],
+      tables: [
+        {
+          caption: `${fx.n} converged WebApps, operator started with --resync-period ${resyncS}s (±10% jitter). Counts are deltas of the operator's own rest_client_requests_total.`,
+          head: [
+            "pass",
+            "reconciles",
+            "pass took",
+            "writes",
+            "requests by method",
+            "requests per WebApp",
+            "operator CPU s",
+          ],
+          rows,
+        },
+      ],
       notes: [
         "The start-up row counts everything since the process started: one LIST per cache (WebApps, Deployments, Services) and one WATCH each, plus whatever the first reconcile of every WebApp needed; a converged WebApp needs no request at all.",
         "“Pass took” for a resync pass is from the first to the last reconcile of the pass, seen by polling /metrics every 100 ms.",

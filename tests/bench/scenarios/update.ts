@@ -11,7 +11,15 @@
 import type { Context, Section } from "../_context.ts";
 import { ensureFixture } from "../_fixture.ts";
 import {
-  applyFloor, appNames, DEPLOYMENT_RESOURCE, deploymentImage, floorObjects, image, pool, rolledOut, WEBAPP_RESOURCE,
+  applyFloor,
+  appNames,
+  DEPLOYMENT_RESOURCE,
+  deploymentImage,
+  floorObjects,
+  image,
+  pool,
+  rolledOut,
+  WEBAPP_RESOURCE,
 } from "../_kube.ts";
 import { requestsByMethod, total } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
@@ -41,7 +49,8 @@ export async function update(ctx: Context): Promise<Section> {
     await op.waitReady();
     await Promise.all([deployments.start(), floorDeps.start()]);
     const deadline = performance.now() + 60_000;
-    while (total(await op.scrape(), "controller_runtime_reconcile_total") < n && performance.now() < deadline) await Bun.sleep(100);
+    while (total(await op.scrape(), "controller_runtime_reconcile_total") < n && performance.now() < deadline)
+      await Bun.sleep(100);
     for (let r = 1; r <= ctx.opts.repeats; r++) {
       const img = image(`v${Number(fx.image.split(":v")[1] ?? 1) + 1}`);
       ctx.log(`update ${r}/${ctx.opts.repeats}: ${n} WebApps -> ${img}`);
@@ -49,23 +58,46 @@ export async function update(ctx: Context): Promise<Section> {
       const before = requestsByMethod(await op.scrape());
       const meter = await ctx.meter({ operator: op.pid });
       const t0 = performance.now();
-      const carried = deployments.until(n, (d) => deploymentImage(d) === img, timeout, `${n} Deployments to carry ${img}`);
-      const rolled = deployments.until(n, (d) => deploymentImage(d) === img && rolledOut(d), timeout, `${n} rollouts to ${img} to finish`);
-      await pool(names, ctx.opts.clientConcurrency, (name) => ctx.kube.patch(WEBAPP_RESOURCE, name, fx.namespace, { spec: { image: img } }, "merge"));
+      const carried = deployments.until(
+        n,
+        (d) => deploymentImage(d) === img,
+        timeout,
+        `${n} Deployments to carry ${img}`,
+      );
+      const rolled = deployments.until(
+        n,
+        (d) => deploymentImage(d) === img && rolledOut(d),
+        timeout,
+        `${n} rollouts to ${img} to finish`,
+      );
+      await pool(names, ctx.opts.clientConcurrency, (name) =>
+        ctx.kube.patch(WEBAPP_RESOURCE, name, fx.namespace, { spec: { image: img } }, "merge"),
+      );
       const imageMs = (await carried) - t0;
       const usage = meter.read();
       const rolledMs = (await rolled) - t0;
       const after = requestsByMethod(await op.scrape());
       const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
-      ctx.log(`  every Deployment carries it after ${fmtMs(imageMs)}, rollouts done after ${fmtMs(rolledMs)}; now the floor`);
+      ctx.log(
+        `  every Deployment carries it after ${fmtMs(imageMs)}, rollouts done after ${fmtMs(rolledMs)}; now the floor`,
+      );
 
       await ctx.settle();
       const f0 = performance.now();
-      const floorRolled = floorDeps.until(n, (d) => deploymentImage(d) === img && rolledOut(d), timeout, `${n} floor rollouts to ${img} to finish`);
-      await pool(names, ctx.opts.concurrency, (name) => applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, floorObjects(name, fx.floorNamespace, img).deployment));
+      const floorRolled = floorDeps.until(
+        n,
+        (d) => deploymentImage(d) === img && rolledOut(d),
+        timeout,
+        `${n} floor rollouts to ${img} to finish`,
+      );
+      await pool(names, ctx.opts.concurrency, (name) =>
+        applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, floorObjects(name, fx.floorNamespace, img).deployment),
+      );
       const floorWrittenMs = performance.now() - f0;
       const floorRolledMs = (await floorRolled) - f0;
-      ctx.log(`  floor: written after ${fmtMs(floorWrittenMs)}, rollouts done after ${fmtMs(floorRolledMs)}; ratio ${fmt(imageMs / floorWrittenMs, 2)}`);
+      ctx.log(
+        `  floor: written after ${fmtMs(floorWrittenMs)}, rollouts done after ${fmtMs(floorRolledMs)}; ratio ${fmt(imageMs / floorWrittenMs, 2)}`,
+      );
       runs.push({ imageMs, rolledMs, floorWrittenMs, floorRolledMs, usage, requests });
       fx.image = img;
     }
@@ -76,7 +108,11 @@ export async function update(ctx: Context): Promise<Section> {
   }
   const pick = (f: (r: Run) => number) => runs.map(f);
   const last = runs.at(-1);
-  const reqs = last ? Object.entries(last.requests).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]) : [];
+  const reqs = last
+    ? Object.entries(last.requests)
+        .filter(([, v]) => v > 0)
+        .sort((a, b) => b[1] - a[1])
+    : [];
   return {
     id: "update",
     title: "7. Update throughput",
@@ -88,15 +124,52 @@ export async function update(ctx: Context): Promise<Section> {
         caption: `${n} converged WebApps change image at once (${ctx.opts.clientConcurrency} parallel patches); floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployments. Medians over ${runs.length} repeat(s) (min–max).`,
         head: ["measurement", "operator", "floor", "ratio (op/floor)"],
         rows: [
-          ["every Deployment carries the new image", spread(pick((r) => r.imageMs), fmtMs), spread(pick((r) => r.floorWrittenMs), fmtMs), `**${fmt(median(pick((r) => r.imageMs / r.floorWrittenMs)), 2)}**`],
-          ["Deployments per second", fmt(n / (median(pick((r) => r.imageMs)) / 1000), 0), fmt(n / (median(pick((r) => r.floorWrittenMs)) / 1000), 0), ""],
-          ["every rollout finished", spread(pick((r) => r.rolledMs), fmtMs), spread(pick((r) => r.floorRolledMs), fmtMs), fmt(median(pick((r) => r.rolledMs / r.floorRolledMs)), 2)],
+          [
+            "every Deployment carries the new image",
+            spread(
+              pick((r) => r.imageMs),
+              fmtMs,
+            ),
+            spread(
+              pick((r) => r.floorWrittenMs),
+              fmtMs,
+            ),
+            `**${fmt(median(pick((r) => r.imageMs / r.floorWrittenMs)), 2)}**`,
+          ],
+          [
+            "Deployments per second",
+            fmt(n / (median(pick((r) => r.imageMs)) / 1000), 0),
+            fmt(n / (median(pick((r) => r.floorWrittenMs)) / 1000), 0),
+            "",
+          ],
+          [
+            "every rollout finished",
+            spread(
+              pick((r) => r.rolledMs),
+              fmtMs,
+            ),
+            spread(
+              pick((r) => r.floorRolledMs),
+              fmtMs,
+            ),
+            fmt(median(pick((r) => r.rolledMs / r.floorRolledMs)), 2),
+          ],
         ],
       },
-      ...(last ? [
-        { caption: `Where the CPU went until every Deployment carried the image (last repeat, ${fmtMs(last.imageMs)}):`, head: ["process", "CPU s", "cores used"], rows: cpuRows(last.usage) },
-        { caption: "API requests the operator sent in that repeat (until its rollouts finished):", head: ["method", "requests", "per WebApp"], rows: reqs.map(([m, v]) => [m, String(v), fmt(v / n, 2)]) },
-      ] : []),
+      ...(last
+        ? [
+            {
+              caption: `Where the CPU went until every Deployment carried the image (last repeat, ${fmtMs(last.imageMs)}):`,
+              head: ["process", "CPU s", "cores used"],
+              rows: cpuRows(last.usage),
+            },
+            {
+              caption: "API requests the operator sent in that repeat (until its rollouts finished):",
+              head: ["method", "requests", "per WebApp"],
+              rows: reqs.map(([m, v]) => [m, String(v), fmt(v / n, 2)]),
+            },
+          ]
+        : []),
     ],
     notes: [
       "The floor's time is until its last apply returned (the Deployment carries the image once the write is acknowledged); the operator's is the watch event of the last Deployment, so it includes the WebApp patches by the bench, the watch events to the operator and its applies.",
