@@ -10,7 +10,8 @@
  * - watching → one event → watching (rv advanced) ; ERROR 410 → empty; other ERROR, stream error, clean close,
  *   or nothing for inactivityMs → listed (stream closed)
  */
-import type { Clock, ClockTimer } from "./clock.ts";
+import type { Clock } from "./clock.ts";
+import { race } from "./race.ts";
 import { isGone } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType, Status, WatchEvent } from "../kube/types.ts";
 
@@ -237,33 +238,4 @@ function link(parent: AbortSignal, child: AbortController): () => void {
   if (parent.aborted) child.abort();
   else parent.addEventListener("abort", onAbort, { once: true });
   return () => parent.removeEventListener("abort", onAbort);
-}
-
-type Raced<V> =
-  | { kind: "value"; value: V }
-  | { kind: "error"; cause: unknown }
-  | { kind: "timeout" }
-  | { kind: "aborted" };
-
-/** Settles with the first of: the promise, the clock timeout (if ms given), the signal. Never rejects. */
-export function race<V>(p: Promise<V>, clock: Clock, ms: number | undefined, signal: AbortSignal): Promise<Raced<V>> {
-  return new Promise((resolve) => {
-    let timer: ClockTimer | undefined;
-    let settled = false;
-    const finish = (r: Raced<V>) => {
-      if (settled) return;
-      settled = true;
-      if (timer !== undefined) clock.clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      resolve(r);
-    };
-    const onAbort = () => finish({ kind: "aborted" });
-    p.then(
-      (value) => finish({ kind: "value", value }),
-      (cause: unknown) => finish({ kind: "error", cause }),
-    );
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (ms !== undefined && !settled) timer = clock.setTimeout(() => finish({ kind: "timeout" }), ms);
-  });
 }

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createFakeClock, type FakeClock } from "./clock.ts";
 import {
-  LEASE,
   LeaderElectionConfigError,
   createLeaderElector,
   microTime,
@@ -13,6 +12,7 @@ import {
 import type { Logger } from "./logger.ts";
 import { createFakeKube, objKey, type FakeKube } from "./_fake-kube.ts";
 import { KubeError } from "../kube/errors.ts";
+import { LEASES as LEASE } from "../kube/resources.ts";
 import type { KubeClient } from "../kube/types.ts";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };

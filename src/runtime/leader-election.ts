@@ -23,19 +23,12 @@
  * and use optimistic concurrency; durations trust the local clocks to run at the same rate (not to agree).
  */
 import type { Clock } from "./clock.ts";
-import type { RuntimeMetrics } from "./metrics.ts";
-import { race } from "./_watch-step.ts";
 import type { Logger } from "./logger.ts";
+import type { RuntimeMetrics } from "./metrics.ts";
+import { race } from "./race.ts";
 import { isNotFound } from "../kube/errors.ts";
-import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
-
-export const LEASE: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
+import { apiVersionOf, LEASES } from "../kube/resources.ts";
+import type { KubeClient, KubeObject } from "../kube/types.ts";
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -88,15 +81,6 @@ export interface LeaderElectorOptions {
   random?: () => number;
 }
 
-export interface LeaderElector {
-  run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<LeaderOutcome>;
-  isLeader(): boolean;
-  /** The holder last observed ("" when released), if any Lease was seen. */
-  leader(): string | undefined;
-  /** Gives the Lease up if we hold it. Never throws; false if the write failed. */
-  release(): Promise<boolean>;
-}
-
 export class LeaderElectionConfigError extends Error {
   override readonly name = "LeaderElectionConfigError";
 }
@@ -133,131 +117,163 @@ export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
-export function createLeaderElector(
-  client: KubeClient,
-  config: LeaderElectionConfig,
-  opts: LeaderElectorOptions,
-): LeaderElector {
-  const c = validateLeaderElectionConfig(config);
-  const { clock, logger } = opts;
-  const random = opts.random ?? Math.random;
-  const leaseSeconds = Math.ceil(c.leaseDurationMs / 1000);
-  const what = `lease ${c.namespace}/${c.leaseName}`;
-  /** The record as last read or written, and OUR clock time when it last changed. */
-  let observed: LeaseSpec | undefined;
-  let observedAt = 0;
-  let reported: string | undefined;
-  let leading = false;
-  let onNewLeader: ((id: string) => void) | undefined;
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-  const setLeading = (v: boolean) => {
-    leading = v;
-    opts.metrics?.leaderStatus(c.leaseName, v);
-  };
-  const observe = (spec: LeaseSpec, now: number) => {
-    if (JSON.stringify(spec) !== JSON.stringify(observed)) {
-      observed = spec;
-      observedAt = now;
-    }
-    const holder = spec.holderIdentity ?? "";
-    if (holder && holder !== reported) {
-      reported = holder;
-      logger.info(`${what}: held by ${holder}${holder === c.identity ? " (us)" : ""}`);
-      try {
-        onNewLeader?.(holder);
-      } catch (e) {
-        logger.error(`onNewLeader failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-  };
-  const call = async <V>(p: Promise<V>, signal: AbortSignal): Promise<V> => {
-    const r = await race(p, clock, undefined, signal);
-    if (r.kind === "value") return r.value;
-    throw r.kind === "error" ? r.cause : new Error("aborted");
-  };
+/**
+ * One term of leadership: the work started on acquire, and when renewing should stop.
+ * - `work` aborts when the work must stop: shutdown requested, the work failed, or the term ended (lost).
+ * - `renewing` aborts when renewing should stop: the work failed, or shutdown was requested and the work drained.
+ */
+class Term {
+  readonly #work = new AbortController();
+  readonly #renewing = new AbortController();
+  readonly #shutdown: AbortSignal;
+  readonly #onShutdown: () => void;
+  /** Set when onStartedLeading threw or rejected. */
+  workError: unknown;
 
-  /** One try; true when we hold the Lease afterwards. */
-  async function tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const now = clock.now();
-    const fresh = (prev?: LeaseSpec): LeaseSpec => ({
-      holderIdentity: c.identity,
-      leaseDurationSeconds: leaseSeconds,
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: prev?.leaseTransitions ?? 0,
-    });
-    let lease: Lease;
-    try {
-      lease = await call(client.get<Lease>(LEASE, c.leaseName, c.namespace, signal), signal);
-    } catch (e) {
-      if (!isNotFound(e)) return tried(e);
-      try {
-        const created = await call(
-          client.create<Lease>(
-            LEASE,
-            {
-              apiVersion: "coordination.k8s.io/v1",
-              kind: "Lease",
-              metadata: { name: c.leaseName, namespace: c.namespace },
-              spec: fresh(),
-            },
-            { signal },
-          ),
-          signal,
-        );
-        observe(created.spec ?? {}, now);
-        return true;
-      } catch (e2) {
-        return tried(e2);
-      }
-    }
-    const old = lease.spec ?? {};
-    observe(old, now);
-    const holder = old.holderIdentity ?? "";
-    const validUntil = observedAt + (old.leaseDurationSeconds ?? 0) * 1000;
-    if (holder && holder !== c.identity && validUntil > now) return false;
-    const next = fresh(old);
-    if (holder === c.identity) next.acquireTime = old.acquireTime ?? next.acquireTime;
-    else next.leaseTransitions = (old.leaseTransitions ?? 0) + 1;
-    try {
-      const written = await call(client.replace<Lease>(LEASE, { ...lease, spec: next }, { signal }), signal);
-      observe(written.spec ?? next, now);
-      return true;
-    } catch (e) {
-      return tried(e);
-    }
+  constructor(
+    shutdown: AbortSignal,
+    start: (signal: AbortSignal) => void | Promise<void>,
+    onFail: (e: unknown) => void,
+  ) {
+    this.#shutdown = shutdown;
+    const drained = Promise.resolve()
+      .then(() => start(this.#work.signal))
+      .catch((e: unknown) => {
+        this.workError = e ?? new Error("onStartedLeading failed");
+        onFail(e);
+        this.#work.abort();
+        this.#renewing.abort();
+      });
+    this.#onShutdown = () => {
+      this.#work.abort();
+      void drained.then(() => this.#renewing.abort());
+    };
+    if (shutdown.aborted) this.#onShutdown();
+    else shutdown.addEventListener("abort", this.#onShutdown, { once: true });
   }
-  const tried = (e: unknown): false => {
-    logger.debug(`${what}: try failed: ${e instanceof Error ? e.message : String(e)}`);
-    return false;
-  };
 
-  /** Tries every retryPeriod until success or renewDeadline (measured from now) passes. */
-  async function renewWithinDeadline(stop: AbortSignal): Promise<boolean> {
-    const deadline = new AbortController();
-    const timer = clock.setTimeout(() => deadline.abort(), c.renewDeadlineMs);
-    const onStop = () => deadline.abort();
-    stop.addEventListener("abort", onStop, { once: true });
+  get renewing(): AbortSignal {
+    return this.#renewing.signal;
+  }
+
+  /** Stops the work (if still running) and forgets the shutdown signal. */
+  end(): void {
+    this.#shutdown.removeEventListener("abort", this.#onShutdown);
+    this.#work.abort();
+  }
+}
+
+/**
+ * client-go's LeaderElector: `run` = acquire → renew → release, each a method, with `tryAcquireOrRenew` the one
+ * read-decide-write step they all repeat.
+ */
+export class LeaderElector {
+  readonly #client: KubeClient;
+  readonly #config: Required<LeaderElectionConfig>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #metrics: LeaderElectorOptions["metrics"];
+  readonly #random: () => number;
+  readonly #leaseSeconds: number;
+  /** "lease <namespace>/<name>", for log lines. */
+  readonly #what: string;
+  /**
+   * The Lease record as last read or written by us (client-go `observedRecord`); undefined until the first read.
+   * Compared as a whole: any change of holder, renewTime or transitions counts as the holder being alive.
+   */
+  #observedRecord: LeaseSpec | undefined;
+  /**
+   * OUR clock's time when #observedRecord last changed (client-go `observedTime`). Another holder's lease expires
+   * `leaseDurationSeconds` after this instant; the remote renewTime is never compared with local time.
+   */
+  #observedTime = 0;
+  /** The holder last announced (log line, onNewLeader); announcements happen once per new holder. */
+  #announced: string | undefined;
+  /** True from a successful acquire until run ends; mirrored by leader_election_master_status{name}. */
+  #leading = false;
+  #onNewLeader: ((identity: string) => void) | undefined;
+
+  constructor(client: KubeClient, config: LeaderElectionConfig, opts: LeaderElectorOptions) {
+    this.#client = client;
+    this.#config = validateLeaderElectionConfig(config);
+    this.#clock = opts.clock;
+    this.#logger = opts.logger;
+    this.#metrics = opts.metrics;
+    this.#random = opts.random ?? Math.random;
+    this.#leaseSeconds = Math.ceil(this.#config.leaseDurationMs / 1000);
+    this.#what = `lease ${this.#config.namespace}/${this.#config.leaseName}`;
+  }
+
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** The holder last observed ("" when released), if any Lease was seen. */
+  leader(): string | undefined {
+    return this.#observedRecord?.holderIdentity;
+  }
+
+  /** Acquires, runs the work while renewing, and releases (if configured) once the work has drained. */
+  async run(signal: AbortSignal, cb: LeaderCallbacks): Promise<LeaderOutcome> {
+    this.#onNewLeader = cb.onNewLeader;
+    this.#setLeading(false);
+    if (!(await this.acquire(signal))) return { kind: "cancelled" };
+    const term = new Term(signal, cb.onStartedLeading, (e) =>
+      this.#logger.error(`${this.#what}: the leader's work failed, stepping down: ${message(e)}`),
+    );
     try {
-      while (!deadline.signal.aborted) {
-        if (await tryAcquireOrRenew(deadline.signal)) return true;
-        await clock.sleep(c.retryPeriodMs, deadline.signal);
-      }
-      return false;
+      if (!(await this.renew(term.renewing))) return { kind: "lost" };
+      if (this.#config.releaseOnCancel) await this.release();
+      return term.workError === undefined ? { kind: "released" } : { kind: "released", workError: term.workError };
     } finally {
-      clock.clearTimeout(timer);
-      stop.removeEventListener("abort", onStop);
+      term.end();
+      this.#setLeading(false);
+      this.#guard("onStoppedLeading", () => cb.onStoppedLeading());
     }
   }
 
-  async function release(): Promise<boolean> {
-    if (!leading && observed?.holderIdentity !== c.identity) return true;
+  /** Tries every retryPeriod (+ up to 120% jitter, client-go's JitterUntil) until we hold the Lease; false if aborted. */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    while (!(await this.tryAcquireOrRenew(signal))) {
+      if (signal.aborted) return false;
+      await this.#clock.sleep(this.#config.retryPeriodMs * (1 + JITTER_FACTOR * this.#random()), signal);
+      if (signal.aborted) return false;
+    }
+    this.#setLeading(true);
+    this.#logger.info(`${this.#what}: leading as ${this.#config.identity}`);
+    return true;
+  }
+
+  /**
+   * Renews every retryPeriod until `stop` aborts (true). A cycle whose tries all fail for renewDeadline ends
+   * leadership (false): renewDeadline < leaseDuration, so we stop before anyone else may take over.
+   */
+  async renew(stop: AbortSignal): Promise<boolean> {
+    while (!stop.aborted) {
+      await this.#clock.sleep(this.#config.retryPeriodMs, stop);
+      if (stop.aborted) break;
+      if (!(await this.#renewWithinDeadline(stop)) && !stop.aborted) {
+        this.#logger.error(`${this.#what}: could not renew within ${this.#config.renewDeadlineMs} ms; leadership lost`);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Gives the Lease up if we hold it (holder "", leaseDurationSeconds 1, as client-go's ReleaseOnCancel), so a
+   * standby takes over on its next retry instead of waiting for expiry. Never throws; false if the write failed.
+   */
+  async release(): Promise<boolean> {
+    if (!this.#leading && this.#observedRecord?.holderIdentity !== this.#config.identity) return true;
     const ctl = new AbortController();
-    const timer = clock.setTimeout(() => ctl.abort(), c.renewDeadlineMs);
+    const timer = this.#clock.setTimeout(() => ctl.abort(), this.#config.renewDeadlineMs);
     try {
-      const lease = await call(client.get<Lease>(LEASE, c.leaseName, c.namespace, ctl.signal), ctl.signal);
-      if (lease.spec?.holderIdentity !== c.identity) return true;
-      const now = microTime(clock.now());
+      const lease = await this.#call(this.#get(ctl.signal), ctl.signal);
+      if (lease.spec?.holderIdentity !== this.#config.identity) return true;
+      const now = microTime(this.#clock.now());
       const spec: LeaseSpec = {
         holderIdentity: "",
         leaseDurationSeconds: 1,
@@ -265,70 +281,142 @@ export function createLeaderElector(
         renewTime: now,
         leaseTransitions: lease.spec.leaseTransitions ?? 0,
       };
-      const written = await call(client.replace<Lease>(LEASE, { ...lease, spec }, { signal: ctl.signal }), ctl.signal);
-      observe(written.spec ?? spec, clock.now());
-      logger.info(`${what}: released`);
+      this.#observe(await this.#update(lease, spec, ctl.signal), this.#clock.now());
+      this.#logger.info(`${this.#what}: released`);
       return true;
     } catch (e) {
-      logger.warn(
-        `${what}: could not release it (a standby takes over when it expires): ${e instanceof Error ? e.message : String(e)}`,
-      );
+      this.#logger.warn(`${this.#what}: could not release it (a standby takes over when it expires): ${message(e)}`);
       return false;
     } finally {
-      clock.clearTimeout(timer);
+      this.#clock.clearTimeout(timer);
     }
   }
 
-  async function run(signal: AbortSignal, cb: LeaderCallbacks): Promise<LeaderOutcome> {
-    onNewLeader = cb.onNewLeader;
-    setLeading(false);
-    while (!(await tryAcquireOrRenew(signal))) {
-      if (signal.aborted) return { kind: "cancelled" };
-      await clock.sleep(c.retryPeriodMs * (1 + JITTER_FACTOR * random()), signal);
-      if (signal.aborted) return { kind: "cancelled" };
-    }
-    setLeading(true);
-    logger.info(`${what}: leading as ${c.identity}`);
-    const lead = new AbortController();
-    const stopRenew = new AbortController();
-    let workError: unknown;
-    const work = Promise.resolve()
-      .then(() => cb.onStartedLeading(lead.signal))
-      .catch((e: unknown) => {
-        workError = e ?? new Error("onStartedLeading failed");
-        logger.error(`${what}: the leader's work failed, stepping down: ${e instanceof Error ? e.message : String(e)}`);
-        lead.abort();
-      });
-    const stopWhenDrained = () => {
-      lead.abort();
-      void work.then(() => stopRenew.abort());
-    };
-    if (signal.aborted) stopWhenDrained();
-    else signal.addEventListener("abort", stopWhenDrained, { once: true });
-    void work.then(() => workError !== undefined && stopRenew.abort());
+  /**
+   * One try, true when we hold the Lease afterwards (client-go's steps):
+   * 1. get the Lease, or create it holding it ourselves when it does not exist;
+   * 2. observe the record; if another holder's lease has not expired on our clock, give up this try;
+   * 3. write our record with the Lease's resourceVersion (a Conflict is just a failed try): a takeover counts a
+   *    transition, a renewal keeps acquireTime and leaseTransitions.
+   */
+  async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const now = this.#clock.now();
     try {
-      while (!stopRenew.signal.aborted) {
-        await clock.sleep(c.retryPeriodMs, stopRenew.signal);
-        if (stopRenew.signal.aborted) break;
-        if (!(await renewWithinDeadline(stopRenew.signal)) && !stopRenew.signal.aborted) {
-          logger.error(`${what}: could not renew within ${c.renewDeadlineMs} ms; leadership lost`);
-          lead.abort();
-          return { kind: "lost" };
-        }
-      }
-      if (c.releaseOnCancel) await release();
-      return workError === undefined ? { kind: "released" } : { kind: "released", workError };
-    } finally {
-      signal.removeEventListener("abort", stopWhenDrained);
-      lead.abort();
-      setLeading(false);
-      try {
-        cb.onStoppedLeading();
-      } catch (e) {
-        logger.error(`onStoppedLeading failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
+      const lease = await this.#getOrCreate(now, signal);
+      if (lease === "created") return true;
+      const old = lease.spec ?? {};
+      this.#observe(old, now);
+      const holder = old.holderIdentity ?? "";
+      const validUntil = this.#observedTime + (old.leaseDurationSeconds ?? 0) * 1000;
+      if (holder && holder !== this.#config.identity && validUntil > now) return false;
+      const next = this.#record(now, old.leaseTransitions ?? 0);
+      if (holder === this.#config.identity) next.acquireTime = old.acquireTime ?? next.acquireTime;
+      else next.leaseTransitions = (old.leaseTransitions ?? 0) + 1;
+      this.#observe(await this.#update(lease, next, signal), now);
+      return true;
+    } catch (e) {
+      this.#logger.debug(`${this.#what}: try failed: ${message(e)}`);
+      return false;
     }
   }
 
-  return { run, isLeader: () => leading, leader: () => observed?.holderIdentity, release };
+  /** Tries every retryPeriod until one succeeds (true) or renewDeadline, measured from now, passes (false). */
+  async #renewWithinDeadline(stop: AbortSignal): Promise<boolean> {
+    const deadline = new AbortController();
+    const timer = this.#clock.setTimeout(() => deadline.abort(), this.#config.renewDeadlineMs);
+    const onStop = () => deadline.abort();
+    stop.addEventListener("abort", onStop, { once: true });
+    try {
+      while (!deadline.signal.aborted) {
+        if (await this.tryAcquireOrRenew(deadline.signal)) return true;
+        await this.#clock.sleep(this.#config.retryPeriodMs, deadline.signal);
+      }
+      return false;
+    } finally {
+      this.#clock.clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+    }
+  }
+
+  /** The Lease, or "created" when it did not exist and we created it holding it. */
+  async #getOrCreate(now: number, signal: AbortSignal): Promise<Lease | "created"> {
+    try {
+      return await this.#call(this.#get(signal), signal);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    const { leaseName: name, namespace } = this.#config;
+    const lease: Lease = {
+      apiVersion: apiVersionOf(LEASES),
+      kind: LEASES.kind,
+      metadata: { name, namespace },
+      spec: this.#record(now, 0),
+    };
+    const created = await this.#call(this.#client.create<Lease>(LEASES, lease, { signal }), signal);
+    this.#observe(created.spec ?? {}, now);
+    return "created";
+  }
+
+  #get(signal: AbortSignal): Promise<Lease> {
+    return this.#client.get<Lease>(LEASES, this.#config.leaseName, this.#config.namespace, signal);
+  }
+
+  /** Replaces the Lease's record (optimistic concurrency on its resourceVersion); the record as written. */
+  async #update(lease: Lease, spec: LeaseSpec, signal: AbortSignal): Promise<LeaseSpec> {
+    const written = await this.#call(this.#client.replace<Lease>(LEASES, { ...lease, spec }, { signal }), signal);
+    return written.spec ?? spec;
+  }
+
+  /** Our record as holder at `now`. */
+  #record(now: number, leaseTransitions: number): LeaseSpec {
+    return {
+      holderIdentity: this.#config.identity,
+      leaseDurationSeconds: this.#leaseSeconds,
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions,
+    };
+  }
+
+  /** Records what we saw; a changed record restarts the expiry clock, a new holder is announced once. */
+  #observe(spec: LeaseSpec, now: number): void {
+    if (JSON.stringify(spec) !== JSON.stringify(this.#observedRecord)) {
+      this.#observedRecord = spec;
+      this.#observedTime = now;
+    }
+    const holder = spec.holderIdentity ?? "";
+    if (!holder || holder === this.#announced) return;
+    this.#announced = holder;
+    this.#logger.info(`${this.#what}: held by ${holder}${holder === this.#config.identity ? " (us)" : ""}`);
+    this.#guard("onNewLeader", () => this.#onNewLeader?.(holder));
+  }
+
+  /** An API call bounded by `signal`; rejects with "aborted" when it fires first. */
+  async #call<V>(p: Promise<V>, signal: AbortSignal): Promise<V> {
+    const r = await race(p, this.#clock, undefined, signal);
+    if (r.kind === "value") return r.value;
+    throw r.kind === "error" ? r.cause : new Error("aborted");
+  }
+
+  #setLeading(leading: boolean): void {
+    this.#leading = leading;
+    this.#metrics?.leaderStatus(this.#config.leaseName, leading);
+  }
+
+  /** Runs a user callback; a throw is logged, never propagated into the election. */
+  #guard(name: string, f: () => void): void {
+    try {
+      f();
+    } catch (e) {
+      this.#logger.error(`${name} failed: ${message(e)}`);
+    }
+  }
+}
+
+export function createLeaderElector(
+  client: KubeClient,
+  config: LeaderElectionConfig,
+  opts: LeaderElectorOptions,
+): LeaderElector {
+  return new LeaderElector(client, config, opts);
 }

@@ -19,7 +19,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { KubeClient, KubeObject } from "../../src/kube/types.ts";
-import { LEASE } from "../../src/runtime/leader-election.ts";
+import { LEASES as LEASE } from "../../src/kube/resources.ts";
 import { freePort } from "../_operator.ts";
 import { DEVCTL } from "../_support.ts";
 

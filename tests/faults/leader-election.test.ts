@@ -12,7 +12,8 @@
  * release (holder "") it leads on its next poll: ≤ 1.8 s plus the leader's drain, within the 3 s asked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { LEASE, type Lease } from "../../src/runtime/leader-election.ts";
+import { LEASES as LEASE } from "../../src/kube/resources.ts";
+import type { Lease } from "../../src/runtime/leader-election.ts";
 import { expectHealthy, identityOf, isRunning, leaderStatus, logEntries, matching, showingLogs } from "../_faults.ts";
 import { startOperator, type OperatorProcess } from "../_operator.ts";
 import {
