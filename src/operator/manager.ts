@@ -1,15 +1,12 @@
 /**
- * Wires the WebApp operator: one client, informers for WebApps and the Deployments and Services we
- * label as ours, the controller, leader election, events, and the health/metrics server.
- *
- * Lifecycle (controller-runtime's manager, reduced):
- * 1. preflight: the WebApp API must be served and listable, else a clear error (exit 1);
- * 2. caches start at once on every replica, so a standby takes over with warm caches;
- * 3. with leader election, workers run only while leading; a lost lease stops them and `run` returns
- *    exit code 1 (the process must restart: another replica may be reconciling already);
- * 4. on `signal` (SIGTERM/SIGINT): workers drain within `shutdownTimeoutMs`, the Lease is released
- *    so a standby takes over within about one retry period, then caches and the server stop (exit 0).
- * /readyz: every cache synced and no watch stale past its inactivity limit. /healthz: the process runs.
+ * Wires the WebApp operator as runnables of one runtime Manager (runtime/manager.ts owns the lifecycle): informers
+ * for WebApps and the Deployments and Services we label as ours, the health/metrics servers and the event
+ * recorder on every replica; the WebApp controller only while leading. A second controller or a webhook is one
+ * more `manager.add`.
+ * - preflight first: the WebApp API must be served and listable, else OperatorError (exit 1);
+ * - a lost lease is exit code 1 (the process must restart: another replica may be reconciling already);
+ * - on `signal` (SIGTERM/SIGINT): workers drain within `shutdownTimeoutMs`, the Lease is released so a standby
+ *   takes over within about one retry period, then caches, servers and the recorder stop (exit 0).
  */
 import { hostname } from "node:os";
 import type { WebAppObject } from "../api/webapp.ts";
@@ -19,12 +16,14 @@ import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { controllerBuilder } from "../runtime/builder.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
-import { createEventRecorder } from "../runtime/events.ts";
+import type { Controller } from "../runtime/controller.ts";
+import { createEventRecorder, type EventRecorder } from "../runtime/events.ts";
 import { createInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
-import { createLeaderElector } from "../runtime/leader-election.ts";
+import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { createRuntimeMetrics } from "../runtime/metrics.ts";
-import { startServer, type RunningServer } from "../server/http.ts";
+import { Manager, type ManagerOutcome, type Runnable } from "../runtime/manager.ts";
+import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
+import { startServer } from "../server/http.ts";
 import { MANAGED_BY_VALUE } from "./desired.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
@@ -83,9 +82,56 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   });
   await preflight(client, opts.namespaces);
 
-  const informerOpts = {
+  const caches = webAppCaches(client, opts, clock);
+  const recorder = createEventRecorder(client, {
     clock,
     logger: log,
+    component: "webapp-operator",
+    reportingController: "devctl.dev/webapp-operator",
+    reportingInstance: identity,
+  });
+  const controller = webAppController(client, caches, recorder, metrics, opts, clock);
+  const elector = opts.leaderElection ? leaderElector(client, opts.leaderElection, identity, metrics, opts) : undefined;
+  const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
+  for (const informer of Object.values(caches)) manager.add(informer);
+  for (const server of startServers(opts, Object.values(caches), metrics)) manager.add(server);
+  manager.add({ description: "event recorder", start: (stop) => untilAborted(stop).then(() => recorder.flush()) });
+  manager.add({
+    description: `controller ${CONTROLLER_NAME}`,
+    needLeaderElection: true,
+    start: (leading) => controller.run(leading, { graceMs: opts.shutdownTimeoutMs }),
+  });
+  return exitCode(await manager.run(signal), log);
+}
+
+/** The one switch from the manager's outcome to the process's exit code. */
+function exitCode(outcome: ManagerOutcome, log: Logger): number {
+  switch (outcome.kind) {
+    case "stopped":
+      log.info("stopped");
+      return 0;
+    case "lost":
+      log.error("lost the lease (could not renew it in time): stopping so that exactly one replica reconciles");
+      break;
+    case "failed":
+      log.error("the controller failed", outcome.cause);
+      break;
+  }
+  log.info("exiting with an error");
+  return 1;
+}
+
+interface WebAppCaches {
+  webapps: Informer<KubeObject & WebAppObject>;
+  deployments: Informer<KubeObject>;
+  services: Informer<KubeObject>;
+}
+
+/** WebApps, and the Deployments and Services labelled as ours, in each watched namespace (or all). */
+function webAppCaches(client: KubeClient, opts: OperatorOptions, clock: Clock): WebAppCaches {
+  const informerOpts = {
+    clock,
+    logger: opts.logger,
     ...(opts.watchInactivityMs ? { inactivityMs: opts.watchInactivityMs } : {}),
   };
   const informers = <T extends KubeObject>(rt: ResourceType, labelSelector?: string): Informer<T> => {
@@ -99,105 +145,103 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     return each.length === 1 ? (each[0] as Informer<T>) : mergeInformers(each);
   };
   const ours = `managed-by=${MANAGED_BY_VALUE}`;
-  const webapps = informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE);
-  const deployments = informers<KubeObject>(DEPLOYMENT_RESOURCE, ours);
-  const services = informers<KubeObject>(SERVICE_RESOURCE, ours);
-  const caches = [webapps, deployments, services];
+  return {
+    webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE),
+    deployments: informers<KubeObject>(DEPLOYMENT_RESOURCE, ours),
+    services: informers<KubeObject>(SERVICE_RESOURCE, ours),
+  };
+}
 
-  const recorder = createEventRecorder(client, {
-    clock,
-    logger: log,
-    component: "webapp-operator",
-    reportingController: "devctl.dev/webapp-operator",
-    reportingInstance: identity,
-  });
-  const controller = controllerBuilder()
+function webAppController(
+  client: KubeClient,
+  caches: WebAppCaches,
+  recorder: EventRecorder,
+  metrics: RuntimeMetrics,
+  opts: OperatorOptions,
+  clock: Clock,
+): Controller {
+  const { webapps, deployments, services } = caches;
+  const logger = opts.logger;
+  return controllerBuilder()
     .for(webapps, WEBAPP_RESOURCE)
     .owns(deployments)
     .owns(services)
     .build({
       name: CONTROLLER_NAME,
-      reconcile: createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger: log }),
+      reconcile: createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger }),
       concurrency: opts.concurrency,
       ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
       clock,
       metrics,
-      logger: log,
+      logger,
       resync: { everyMs: opts.resyncMs },
     });
+}
 
-  const servers: RunningServer[] = [];
+function leaderElector(
+  client: KubeClient,
+  le: Exclude<OperatorOptions["leaderElection"], false>,
+  identity: string,
+  metrics: RuntimeMetrics,
+  opts: OperatorOptions,
+): LeaderElector {
+  const namespace = le.namespace || client.namespace;
+  opts.logger.info(`waiting to lead (lease ${namespace}/${le.leaseName})`);
+  return createLeaderElector(
+    client,
+    {
+      leaseName: le.leaseName,
+      namespace,
+      identity,
+      ...(le.leaseDurationMs ? { leaseDurationMs: le.leaseDurationMs } : {}),
+      ...(le.renewDeadlineMs ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+      ...(le.retryPeriodMs ? { retryPeriodMs: le.retryPeriodMs } : {}),
+    },
+    { clock: opts.clock ?? realClock, logger: opts.logger, metrics },
+  );
+}
+
+/**
+ * The metrics and health servers, listening when this returns (then `onListening` has the URLs), each as a
+ * runnable that stops its server. One server when both flags name the same fixed address, as a pod's probes and
+ * scrapes may. /readyz: every cache synced and no watch stale past its inactivity limit.
+ */
+function startServers(opts: OperatorOptions, caches: Informer<KubeObject>[], metrics: RuntimeMetrics): Runnable[] {
   const readyz = () => {
     const notSynced = caches.filter((c) => !c.hasSynced()).map((c) => c.description);
     if (notSynced.length) return `caches not synced: ${notSynced.join(", ")}`;
     const stale = caches.filter((c) => c.isStale()).map((c) => c.description);
     return stale.length ? `watches stale: ${stale.join(", ")}` : true;
   };
-  const urls: { metrics?: string; health?: string } = {};
   const metricsAddr = opts.metricsAddress ? parseAddress(opts.metricsAddress, "--metrics-bind-address") : undefined;
   const healthAddr = opts.healthAddress ? parseAddress(opts.healthAddress, "--health-probe-bind-address") : undefined;
-  const serve = (addr: { hostname: string; port: number }): string => {
+  const runnables: Runnable[] = [];
+  const serve = (addr: { hostname: string; port: number }, what: string): string => {
     const s = startServer({ ...addr, healthz: () => true, readyz, metrics: metrics.expose });
-    servers.push(s);
+    runnables.push({
+      description: `${what} server ${s.url}`,
+      start: (stop) => untilAborted(stop).then(() => s.stop()),
+    });
     return s.url;
   };
-  // One server when both flags name the same fixed address, as a pod's probes and scrapes may.
   const sameAddress =
     !!metricsAddr &&
     !!healthAddr &&
     metricsAddr.port !== 0 &&
     metricsAddr.port === healthAddr.port &&
     metricsAddr.hostname === healthAddr.hostname;
-  if (metricsAddr) urls.metrics = serve(metricsAddr);
-  if (healthAddr) urls.health = sameAddress ? urls.metrics : serve(healthAddr);
+  const urls: { metrics?: string; health?: string } = {};
+  if (metricsAddr) urls.metrics = serve(metricsAddr, "metrics");
+  if (healthAddr) urls.health = sameAddress ? urls.metrics : serve(healthAddr, "health");
   opts.onListening?.(urls);
-  if (urls.metrics || urls.health) log.info("serving /healthz, /readyz and /metrics", urls);
+  if (urls.metrics || urls.health) opts.logger.info("serving /healthz, /readyz and /metrics", urls);
+  return runnables;
+}
 
-  const cachesStop = new AbortController();
-  const cacheRuns = caches.map((c) => c.start(cachesStop.signal));
-  let exitCode = 0;
-  try {
-    if (opts.leaderElection) {
-      const le = opts.leaderElection;
-      const elector = createLeaderElector(
-        client,
-        {
-          leaseName: le.leaseName,
-          namespace: le.namespace || client.namespace,
-          identity,
-          ...(le.leaseDurationMs ? { leaseDurationMs: le.leaseDurationMs } : {}),
-          ...(le.renewDeadlineMs ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
-          ...(le.retryPeriodMs ? { retryPeriodMs: le.retryPeriodMs } : {}),
-        },
-        { clock, logger: log, metrics },
-      );
-      log.info(`waiting to lead (lease ${le.namespace || client.namespace}/${le.leaseName})`);
-      const outcome = await elector.run(signal, {
-        onStartedLeading: (leading) => {
-          log.info("leading: starting workers", { identity });
-          return controller.run(leading, { graceMs: opts.shutdownTimeoutMs });
-        },
-        onStoppedLeading: () => log.info("stopped leading"),
-        onNewLeader: (who) => who !== identity && log.info(`the leader is ${who || "nobody"}`),
-      });
-      if (outcome.kind === "lost") {
-        log.error("lost the lease (could not renew it in time): stopping so that exactly one replica reconciles");
-        exitCode = 1;
-      } else if (outcome.kind === "released" && outcome.workError) {
-        log.error("the controller failed", outcome.workError);
-        exitCode = 1;
-      }
-    } else {
-      await controller.run(signal, { graceMs: opts.shutdownTimeoutMs });
-    }
-  } finally {
-    await recorder.flush();
-    cachesStop.abort();
-    await Promise.allSettled(cacheRuns);
-    await Promise.allSettled(servers.map((s) => s.stop()));
-  }
-  log.info(exitCode === 0 ? "stopped" : "exiting with an error");
-  return exitCode;
+/** Resolves when `signal` aborts. */
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
 /** The WebApp API must be served, and listable by us, before anything starts. */
