@@ -163,7 +163,7 @@ function sourcesUnder(dir: string): Map<string, string> {
 const src = sourcesUnder(import.meta.dir);
 
 describe("the source tree", () => {
-  test("follows the dependency direction of ARCHITECTURE.md", () => {
+  test("follows the dependency direction of docs/ARCHITECTURE.md", () => {
     expect(src.size).toBeGreaterThan(20);
     expect(layeringProblems(src)).toEqual([]);
   });

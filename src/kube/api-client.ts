@@ -2,7 +2,7 @@
  * client-node's generated, typed API classes (CoreV1Api, AppsV1Api, ...) running over our
  * Bun-native transport, through the extension point client-node offers for exactly this:
  * a configuration whose `httpApi` implements `send(request)`. TLS and auth therefore work under Bun
- * (BUN-TLS.md), and these calls are counted by the same observer as every other request.
+ * (docs/BUN-TLS.md), and these calls are counted by the same observer as every other request.
  */
 import {
   createConfiguration,

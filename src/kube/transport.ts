@@ -1,7 +1,7 @@
 /**
  * The one HTTP path to the API server, on Bun's own fetch.
  *
- * client-node 2.x hands TLS settings to an undici dispatcher that Bun ignores (see BUN-TLS.md), so
+ * client-node 2.x hands TLS settings to an undici dispatcher that Bun ignores (see docs/BUN-TLS.md), so
  * this transport passes them through Bun's `tls` fetch option instead: CA, client certificate/key,
  * skip-verify and server name are always applied. Properties:
  * - every request carries the auth headers of the connection and a User-Agent;

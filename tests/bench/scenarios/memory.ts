@@ -68,7 +68,7 @@ export async function memory(ctx: Context): Promise<Section> {
       `Large point: ${big.cached.webapps} WebApps, ${big.cached.deployments} Deployments and ${big.cached.services} Services in the namespace; ${how}.`,
       "That namespace has a ResourceQuota of 0 ReplicaSets, so the controller-manager creates no ReplicaSets or Pods there (10,000 pods exceed the fake node and would keep the 2-core control plane busy for many minutes): the Deployments report the failed ReplicaSet creation and the WebApps are not Available. The operator caches the same kinds of objects as for running apps; only status fields differ.",
       `The goal is checked against the larger of the drained and the fresh-start readings at the large point (${fmtMiB(bigRss)}) and the median idle reading (${fmtMiB(median(idle))}).`,
-      "RSS includes the Bun runtime itself: an empty compiled Bun program is ~25 MiB (BUN-TLS.md).",
+      "RSS includes the Bun runtime itself: an empty compiled Bun program is ~25 MiB (docs/BUN-TLS.md).",
     ],
   };
 }
