@@ -30,41 +30,14 @@ export const WEBAPP_RESOURCE: ResourceType = {
   kind: KIND,
   namespaced: true,
 };
-export const DEPLOYMENT_RESOURCE: ResourceType = {
-  group: "apps",
-  version: "v1",
-  plural: "deployments",
-  kind: "Deployment",
-  namespaced: true,
-};
-export const SERVICE_RESOURCE: ResourceType = {
-  group: "",
-  version: "v1",
-  plural: "services",
-  kind: "Service",
-  namespaced: true,
-};
-export const EVENT_RESOURCE: ResourceType = {
-  group: "",
-  version: "v1",
-  plural: "events",
-  kind: "Event",
-  namespaced: true,
-};
-export const LEASE_RESOURCE: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
-export const CRD_RESOURCE: ResourceType = {
-  group: "apiextensions.k8s.io",
-  version: "v1",
-  plural: "customresourcedefinitions",
-  kind: "CustomResourceDefinition",
-  namespaced: false,
-};
+/** The built-in resources a WebApp's operator touches; identities live in kube/resources.ts (pure data). */
+export {
+  CRDS as CRD_RESOURCE,
+  DEPLOYMENTS as DEPLOYMENT_RESOURCE,
+  EVENTS as EVENT_RESOURCE,
+  LEASES as LEASE_RESOURCE,
+  SERVICES as SERVICE_RESOURCE,
+} from "../kube/resources.ts";
 
 /** Suffixes of the owned objects' names. */
 export const DEPLOYMENT_SUFFIX = "-deployment";

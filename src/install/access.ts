@@ -10,7 +10,8 @@
  *   apply time with the API server's own Forbidden message.
  */
 import { isForbidden } from "../kube/errors.ts";
-import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import { SELF_SUBJECT_ACCESS_REVIEWS } from "../kube/resources.ts";
+import type { KubeClient, KubeObject } from "../kube/types.ts";
 
 export interface AccessCheck {
   verb: string;
@@ -19,14 +20,6 @@ export interface AccessCheck {
   namespace?: string;
   name?: string;
 }
-
-const SSAR: ResourceType = {
-  group: "authorization.k8s.io",
-  version: "v1",
-  plural: "selfsubjectaccessreviews",
-  kind: "SelfSubjectAccessReview",
-  namespaced: false,
-};
 
 interface AccessReview extends KubeObject {
   status?: { allowed?: boolean; denied?: boolean; reason?: string };
@@ -41,7 +34,7 @@ export async function deniedChecks(
   const answers = await Promise.all(
     checks.map((c) =>
       client.create<AccessReview>(
-        SSAR,
+        SELF_SUBJECT_ACCESS_REVIEWS,
         {
           apiVersion: "authorization.k8s.io/v1",
           kind: "SelfSubjectAccessReview",

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { buildWebAppCrd } from "../api/crd.ts";
 import run from "../cli/operator/run.ts";
 import { parseDuration } from "../cli/_flags.ts";
-import { DEFAULT_LEASE_NAME } from "../operator/manager.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { HEALTH_PORT, METRICS_PORT, RESOURCES, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
 import {
@@ -126,7 +125,7 @@ describe("RBAC", () => {
   });
 
   test("the lease install grants is the one the operator uses by default", () => {
-    expect(LEASE_NAME).toBe(DEFAULT_LEASE_NAME);
+    expect((run.args as Record<string, { default?: unknown }>)["lease-name"]?.default).toBe(LEASE_NAME);
   });
 });
 

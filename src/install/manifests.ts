@@ -12,7 +12,19 @@
  *   the same list changes nothing.
  */
 import { buildWebAppCrd, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
+import { LEASE_NAME } from "../api/operator.ts";
 import { VERSION } from "../build/version.ts";
+import {
+  CLUSTER_ROLE_BINDINGS,
+  CLUSTER_ROLES,
+  CRDS,
+  DEPLOYMENTS,
+  NAMESPACES,
+  qualifiedName,
+  ROLE_BINDINGS,
+  ROLES,
+  SERVICE_ACCOUNTS,
+} from "../kube/resources.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { buildOperatorDeployment } from "./deployment.ts";
 import {
@@ -34,8 +46,7 @@ export const DEFAULT_REPLICAS = 2;
 export const MAX_REPLICAS = 10;
 export const OPERATOR_NAME = "webapp-operator";
 export const SERVICE_ACCOUNT_NAME = OPERATOR_NAME;
-/** Must equal DEFAULT_LEASE_NAME in operator/manager.ts (a test checks). */
-export const LEASE_NAME = "webapp-operator-lock";
+export { LEASE_NAME };
 export const APP_NAME_LABEL = "app.kubernetes.io/name";
 export const APP_NAME = "devctl-operator";
 export const VERSION_LABEL = "app.kubernetes.io/version";
@@ -114,29 +125,16 @@ export function versionLabelValue(version: string): string {
   return v || "unknown";
 }
 
-const RBAC = "rbac.authorization.k8s.io";
-/** The resource type of each kind install applies, for URLs. */
+/** The resource type of each kind install applies, for URLs (identities from kube/resources.ts). */
 export const INSTALL_RESOURCES: Record<string, ResourceType> = {
-  CustomResourceDefinition: {
-    group: "apiextensions.k8s.io",
-    version: "v1",
-    plural: "customresourcedefinitions",
-    kind: "CustomResourceDefinition",
-    namespaced: false,
-  },
-  Namespace: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
-  ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
-  ClusterRole: { group: RBAC, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
-  ClusterRoleBinding: {
-    group: RBAC,
-    version: "v1",
-    plural: "clusterrolebindings",
-    kind: "ClusterRoleBinding",
-    namespaced: false,
-  },
-  Role: { group: RBAC, version: "v1", plural: "roles", kind: "Role", namespaced: true },
-  RoleBinding: { group: RBAC, version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
-  Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+  CustomResourceDefinition: CRDS,
+  Namespace: NAMESPACES,
+  ServiceAccount: SERVICE_ACCOUNTS,
+  ClusterRole: CLUSTER_ROLES,
+  ClusterRoleBinding: CLUSTER_ROLE_BINDINGS,
+  Role: ROLES,
+  RoleBinding: ROLE_BINDINGS,
+  Deployment: DEPLOYMENTS,
 };
 
 export function resourceOf(obj: KubeObject): ResourceType {
@@ -147,6 +145,5 @@ export function resourceOf(obj: KubeObject): ResourceType {
 
 /** kubectl's way of naming an object: `deployment.apps/webapp-operator`. */
 export function displayName(obj: KubeObject): string {
-  const rt = resourceOf(obj);
-  return `${rt.kind.toLowerCase()}${rt.group ? `.${rt.group}` : ""}/${obj.metadata.name}`;
+  return qualifiedName(resourceOf(obj), obj.metadata.name ?? "");
 }

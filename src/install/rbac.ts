@@ -11,6 +11,7 @@
  *   and a test namespace) never overwrite each other's bindings.
  */
 import { GROUP, PLURAL } from "../api/webapp.ts";
+import { LEASES } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
 
 export interface PolicyRule {
@@ -47,7 +48,7 @@ export function operatorRules(): PolicyRule[] {
 
 /** What leader election needs, in the install namespace only (get, create, then update to renew and release). */
 export function leaseRules(): PolicyRule[] {
-  return [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }];
+  return [{ apiGroups: [LEASES.group], resources: [LEASES.plural], verbs: ["get", "create", "update"] }];
 }
 
 export interface RbacNames {

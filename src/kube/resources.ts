@@ -36,3 +36,8 @@ export const SELF_SUBJECT_ACCESS_REVIEWS = resource(
 export function apiVersionOf(rt: ResourceType): string {
   return rt.group ? `${rt.group}/${rt.version}` : rt.version;
 }
+
+/** kubectl's way of naming an object: "deployment.apps/web", "lease.coordination.k8s.io/x", "namespace/ns". */
+export function qualifiedName(rt: ResourceType, name: string): string {
+  return `${rt.kind.toLowerCase()}${rt.group ? `.${rt.group}` : ""}/${name}`;
+}

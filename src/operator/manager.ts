@@ -28,7 +28,6 @@ import { MANAGED_BY_VALUE } from "./desired.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
 export const CONTROLLER_NAME = "webapp";
-export const DEFAULT_LEASE_NAME = "webapp-operator-lock";
 
 export interface OperatorOptions {
   kubeconfig?: string;

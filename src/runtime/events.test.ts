@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createFakeClock } from "./clock.ts";
-import { EVENT, createEventRecorder, type EventRecorderOptions } from "./events.ts";
+import { createEventRecorder, type EventRecorderOptions } from "./events.ts";
+import { EVENTS as EVENT } from "../kube/resources.ts";
 import type { Logger } from "./logger.ts";
 import { createFakeKube, objKey } from "./_fake-kube.ts";
 import { KubeError } from "../kube/errors.ts";

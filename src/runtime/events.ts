@@ -20,12 +20,11 @@
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import { isNotFound } from "../kube/errors.ts";
-import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
+import { EVENTS } from "../kube/resources.ts";
+import type { KubeClient, KubeObject, ObjectMeta } from "../kube/types.ts";
 
 /** What an event can be about: any object with a kind and metadata. */
 export type InvolvedObject = Pick<KubeObject, "apiVersion" | "kind"> & { metadata: ObjectMeta };
-
-export const EVENT: ResourceType = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true };
 
 export type EventType = "Normal" | "Warning";
 
@@ -122,7 +121,7 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
       prev.lastAt = now;
       touch(written, key, prev);
       try {
-        await client.patch(EVENT, prev.name, prev.namespace, { count: prev.count, lastTimestamp: time(now) }, "merge");
+        await client.patch(EVENTS, prev.name, prev.namespace, { count: prev.count, lastTimestamp: time(now) }, "merge");
         return;
       } catch (e) {
         if (!isNotFound(e)) throw e;
@@ -158,7 +157,7 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
       reportingComponent: opts.reportingController ?? opts.component,
       reportingInstance: opts.reportingInstance ?? "",
     };
-    await client.create(EVENT, ev);
+    await client.create(EVENTS, ev);
     touch(written, key, { name, namespace, count: 1, lastAt: now });
     while (written.size > EVENT_DEFAULTS.cacheSize) written.delete(written.keys().next().value!);
   }
