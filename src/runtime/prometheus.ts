@@ -11,6 +11,12 @@
  *   sorted by name, each with `# HELP` and `# TYPE`, series sorted by label values, label pairs sorted
  *   by name (as the Go client does); histograms as cumulative `_bucket{le=...}` plus `_sum` and `_count`.
  * - Label values escape `\`, `"` and newline; HELP text escapes `\` and newline.
+ *
+ * Why ours and not prom-client (measured 2026-12-01, Bun 1.4.5, compiled with --minify, a program that registers
+ * the same families and prints one exposition): prom-client 15.1.3 adds 61 KB to the executable, 24 ms of CPU at
+ * load (median 33 ms vs 9 ms) and 9 MiB of peak RSS (42.4 vs 33.6 MiB) — about 15% of the operator's idle RSS —
+ * for features we do not use (summaries, cluster aggregation, exemplars, OpenMetrics); this file is ~200 lines.
+ * prometheus-parse.test.ts reads our output back with parse-prometheus-text-format, so a format error fails a test.
  */
 
 export type Labels = Readonly<Record<string, string>>;
