@@ -59,20 +59,7 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
   const writeQuery = (o?: WriteOptions, extra: Record<string, string | boolean | undefined> = {}) =>
     query({ dryRun: o?.dryRun ? "All" : undefined, fieldManager: o?.fieldManager, ...extra });
 
-  const list = <T extends KubeObject>(rt: ResourceType, o: ListOptions = {}) =>
-    t.json<KubeList<T>>({
-      method: "GET",
-      path:
-        resourcePath(rt, o.namespace) +
-        query({
-          labelSelector: o.labelSelector,
-          fieldSelector: o.fieldSelector,
-          limit: o.limit,
-          continue: o.continue,
-          resourceVersion: o.resourceVersion,
-        }),
-      signal: o.signal,
-    });
+  const list: List = (rt, o) => listPage(t, rt, o);
 
   return {
     server: t.server,
@@ -83,46 +70,9 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
 
     list,
 
-    async listAll<T extends KubeObject>(rt: ResourceType, o: ListOptions = {}) {
-      const first = await list<T>(rt, { ...o, limit: o.limit ?? PAGE_SIZE });
-      const items = [...first.items];
-      let cont = first.metadata.continue;
-      while (cont) {
-        const page = await list<T>(rt, {
-          ...o,
-          limit: o.limit ?? PAGE_SIZE,
-          continue: cont,
-          resourceVersion: undefined,
-        });
-        items.push(...page.items);
-        cont = page.metadata.continue;
-      }
-      return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion }, items };
-    },
+    listAll: (rt, o) => listAllPages(list, rt, o),
 
-    async watch<T extends KubeObject>(rt: ResourceType, o: WatchOptions) {
-      const path =
-        resourcePath(rt, o.namespace) +
-        query({
-          watch: 1,
-          resourceVersion: o.resourceVersion,
-          allowWatchBookmarks: o.allowWatchBookmarks,
-          timeoutSeconds: o.timeoutSeconds,
-          labelSelector: o.labelSelector,
-          fieldSelector: o.fieldSelector,
-        });
-      const res = await t.send({ method: "GET", path, signal: o.signal, timeoutMs: 0 });
-      const req = { method: "GET", path: path.split("?")[0] ?? path, server: t.server, context: t.context };
-      if (!res.ok || !res.body) {
-        const text = await res.text();
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {}
-        throw fromResponse(res.status, body, req, "watch=1");
-      }
-      return readWatchStream<T>(res.body, o.signal, req);
-    },
+    watch: (rt, o) => openWatch(t, rt, o),
 
     create: (rt, obj, o) =>
       t.json({ method: "POST", path: resourcePath(rt, nsOf(rt, obj)) + writeQuery(o), body: obj, signal: o?.signal }),
@@ -164,19 +114,61 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
       }),
 
     async delete(rt, name, ns, o = {}) {
-      const body = o.propagationPolicy
-        ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: o.propagationPolicy }
-        : undefined;
-      await t.json({
-        method: "DELETE",
-        path: resourcePath(rt, ns ?? namespace, name) + query({ dryRun: o.dryRun ? "All" : undefined }),
-        body,
-        signal: o.signal,
-      });
+      const path = resourcePath(rt, ns ?? namespace, name) + query({ dryRun: o.dryRun ? "All" : undefined });
+      const policy = o.propagationPolicy;
+      const body = policy ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: policy } : undefined;
+      await t.json({ method: "DELETE", path, body, signal: o.signal });
     },
 
     raw: (method, path, body, contentType, signal) => t.json({ method, path, body, contentType, signal }),
   };
+}
+
+type List = <T extends KubeObject>(rt: ResourceType, o?: ListOptions) => Promise<KubeList<T>>;
+
+/** One page of a LIST. */
+function listPage<T extends KubeObject>(t: Transport, rt: ResourceType, o: ListOptions = {}): Promise<KubeList<T>> {
+  const { labelSelector, fieldSelector, limit, continue: cont, resourceVersion } = o;
+  const path =
+    resourcePath(rt, o.namespace) + query({ labelSelector, fieldSelector, limit, continue: cont, resourceVersion });
+  return t.json<KubeList<T>>({ method: "GET", path, signal: o.signal });
+}
+
+/** Every page of a LIST (`limit` PAGE_SIZE unless given), with the first page's resourceVersion. */
+async function listAllPages<T extends KubeObject>(list: List, rt: ResourceType, o: ListOptions = {}) {
+  const first = await list<T>(rt, { ...o, limit: o.limit ?? PAGE_SIZE });
+  const items = [...first.items];
+  for (let cont = first.metadata.continue; cont; ) {
+    const page = await list<T>(rt, { ...o, limit: o.limit ?? PAGE_SIZE, continue: cont, resourceVersion: undefined });
+    items.push(...page.items);
+    cont = page.metadata.continue;
+  }
+  return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+}
+
+/** Opens a WATCH; an HTTP error rejects with the translated KubeError (410: reason "Gone"). */
+async function openWatch<T extends KubeObject>(t: Transport, rt: ResourceType, o: WatchOptions) {
+  const path =
+    resourcePath(rt, o.namespace) +
+    query({
+      watch: 1,
+      resourceVersion: o.resourceVersion,
+      allowWatchBookmarks: o.allowWatchBookmarks,
+      timeoutSeconds: o.timeoutSeconds,
+      labelSelector: o.labelSelector,
+      fieldSelector: o.fieldSelector,
+    });
+  const res = await t.send({ method: "GET", path, signal: o.signal, timeoutMs: 0 });
+  const req = { method: "GET", path: path.split("?")[0] ?? path, server: t.server, context: t.context };
+  if (!res.ok || !res.body) {
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    throw fromResponse(res.status, body, req, "watch=1");
+  }
+  return readWatchStream<T>(res.body, o.signal, req);
 }
 
 /** Yields one WatchEvent per JSON line; ends quietly when the server closes or the signal aborts. */

@@ -12,7 +12,7 @@
  *   memory and CPU) are computed at scrape time, not by a background loop.
  */
 import type { RequestObservation } from "../kube/types.ts";
-import { Registry } from "./prometheus.ts";
+import { type Family, type GaugeSeries, Registry } from "./prometheus.ts";
 
 export { Registry } from "./prometheus.ts";
 export type { CounterSeries, Family, GaugeSeries, HistogramSeries, Labels } from "./prometheus.ts";
@@ -89,97 +89,152 @@ export interface RuntimeMetricsOptions {
 
 export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeMetrics {
   const r = new Registry();
+  const controller = registerControllerMetrics(r);
+  const workqueue = registerWorkqueueMetrics(r);
+  const observeRequest = registerRestClientMetrics(r);
+  const leader = r.gauge({
+    name: "leader_election_master_status",
+    help:
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. " +
+      "'name' is the string used to identify the lease. Please make sure to group by name.",
+    labelNames: ["name"],
+  });
+  if (opts.process ?? true) registerProcessMetrics(r);
+  return {
+    registry: r,
+    workqueue,
+    controller,
+    observeRequest,
+    leaderStatus: (name, leading) => leader.with({ name }).set(leading ? 1 : 0),
+    expose: () => r.expose(),
+  };
+}
+
+/** controller_runtime_* families; the recorder of one controller. */
+function registerControllerMetrics(r: Registry): (name: string) => ControllerMetrics {
   const c = ["controller"];
   const reconcileTotal = r.counter({
     name: "controller_runtime_reconcile_total",
     help: "Total number of reconciliations per controller",
     labelNames: ["controller", "result"],
   });
-  const reconcileErrors = r.counter({
-    name: "controller_runtime_reconcile_errors_total",
-    help: "Total number of reconciliation errors per controller",
-    labelNames: c,
-  });
-  const terminalErrors = r.counter({
-    name: "controller_runtime_terminal_reconcile_errors_total",
-    help: "Total number of terminal reconciliation errors per controller",
-    labelNames: c,
-  });
-  const panics = r.counter({
-    name: "controller_runtime_reconcile_panics_total",
-    help: "Total number of reconciliation panics per controller",
-    labelNames: c,
-  });
-  const reconcileTime = r.histogram({
-    name: "controller_runtime_reconcile_time_seconds",
-    help: "Length of time per reconciliation per controller",
-    labelNames: c,
-    buckets: RECONCILE_TIME_BUCKETS,
-  });
-  const maxConcurrent = r.gauge({
-    name: "controller_runtime_max_concurrent_reconciles",
-    help: "Maximum number of concurrent reconciles per controller",
-    labelNames: c,
-  });
-  const activeWorkers = r.gauge({
-    name: "controller_runtime_active_workers",
-    help: "Number of currently used workers per controller",
-    labelNames: c,
-  });
+  const counter = (name: string, help: string) => r.counter({ name, help, labelNames: c });
+  const gauge = (name: string, help: string) => r.gauge({ name, help, labelNames: c });
+  const families = {
+    errors: counter(
+      "controller_runtime_reconcile_errors_total",
+      "Total number of reconciliation errors per controller",
+    ),
+    terminal: counter(
+      "controller_runtime_terminal_reconcile_errors_total",
+      "Total number of terminal reconciliation errors per controller",
+    ),
+    panics: counter(
+      "controller_runtime_reconcile_panics_total",
+      "Total number of reconciliation panics per controller",
+    ),
+    time: r.histogram({
+      name: "controller_runtime_reconcile_time_seconds",
+      help: "Length of time per reconciliation per controller",
+      labelNames: c,
+      buckets: RECONCILE_TIME_BUCKETS,
+    }),
+    max: gauge(
+      "controller_runtime_max_concurrent_reconciles",
+      "Maximum number of concurrent reconciles per controller",
+    ),
+    active: gauge("controller_runtime_active_workers", "Number of currently used workers per controller"),
+  };
+  return (name) => {
+    const l = { controller: name };
+    const totals = new Map(RESULTS.map((res) => [res, reconcileTotal.with({ controller: name, result: res })]));
+    const s = {
+      errors: families.errors.with(l),
+      terminal: families.terminal.with(l),
+      panics: families.panics.with(l),
+      time: families.time.with(l),
+      max: families.max.with(l),
+      active: families.active.with(l),
+    };
+    return {
+      reconciled(result, seconds) {
+        totals.get(result)?.inc();
+        s.time.observe(seconds);
+      },
+      error: () => s.errors.inc(),
+      terminalError: () => s.terminal.inc(),
+      panic: () => s.panics.inc(),
+      maxConcurrent: (n) => s.max.set(n),
+      activeWorkers: (n) => s.active.set(n),
+    };
+  };
+}
 
+/** workqueue_* families (labels name and controller, both the queue's name); the recorder of one queue. */
+function registerWorkqueueMetrics(r: Registry): (name: string) => WorkqueueMetrics {
   const q = ["name", "controller"];
-  const depth = r.gauge({ name: "workqueue_depth", help: "Current depth of workqueue", labelNames: q });
-  const adds = r.counter({
-    name: "workqueue_adds_total",
-    help: "Total number of adds handled by workqueue",
-    labelNames: q,
-  });
-  const latency = r.histogram({
-    name: "workqueue_queue_duration_seconds",
-    help: "How long in seconds an item stays in workqueue before being requested",
-    labelNames: q,
-    buckets: WORKQUEUE_DURATION_BUCKETS,
-  });
-  const work = r.histogram({
-    name: "workqueue_work_duration_seconds",
-    help: "How long in seconds processing an item from workqueue takes.",
-    labelNames: q,
-    buckets: WORKQUEUE_DURATION_BUCKETS,
-  });
-  const unfinished = r.gauge({
-    name: "workqueue_unfinished_work_seconds",
-    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
-    labelNames: q,
-  });
-  const longest = r.gauge({
-    name: "workqueue_longest_running_processor_seconds",
-    help: "How many seconds has the longest running processor for workqueue been running.",
-    labelNames: q,
-  });
-  const retries = r.counter({
-    name: "workqueue_retries_total",
-    help: "Total number of retries handled by workqueue",
-    labelNames: q,
-  });
+  const durations = (name: string, help: string) =>
+    r.histogram({ name, help, labelNames: q, buckets: WORKQUEUE_DURATION_BUCKETS });
+  const families = {
+    depth: r.gauge({ name: "workqueue_depth", help: "Current depth of workqueue", labelNames: q }),
+    adds: r.counter({ name: "workqueue_adds_total", help: "Total number of adds handled by workqueue", labelNames: q }),
+    latency: durations(
+      "workqueue_queue_duration_seconds",
+      "How long in seconds an item stays in workqueue before being requested",
+    ),
+    work: durations("workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes."),
+    unfinished: r.gauge({
+      name: "workqueue_unfinished_work_seconds",
+      help:
+        "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
+        "Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at " +
+        "which this increases.",
+      labelNames: q,
+    }),
+    longest: r.gauge({
+      name: "workqueue_longest_running_processor_seconds",
+      help: "How many seconds has the longest running processor for workqueue been running.",
+      labelNames: q,
+    }),
+    retries: r.counter({
+      name: "workqueue_retries_total",
+      help: "Total number of retries handled by workqueue",
+      labelNames: q,
+    }),
+  };
+  const probes = inFlightProbes(r, families.unfinished, families.longest);
+  return (name) => {
+    const l = { name, controller: name };
+    // Created at 0 now, as the Go libraries do; set at scrape time by the probes.
+    families.unfinished.with(l);
+    families.longest.with(l);
+    const s = {
+      depth: families.depth.with(l),
+      adds: families.adds.with(l),
+      latency: families.latency.with(l),
+      work: families.work.with(l),
+      retries: families.retries.with(l),
+    };
+    return {
+      depth: (n) => s.depth.set(n),
+      added: () => s.adds.inc(),
+      queueLatency: (sec) => s.latency.observe(sec),
+      workDuration: (sec) => s.work.observe(sec),
+      retry: () => s.retries.inc(),
+      inFlight: (probe) => probes(name, probe),
+    };
+  };
+}
 
-  const requests = r.counter({
-    name: "rest_client_requests_total",
-    help: "Number of HTTP requests, partitioned by status code, method, and host.",
-    labelNames: ["code", "method", "host"],
-  });
-  const requestDuration = r.histogram({
-    name: "rest_client_request_duration_seconds",
-    help: "Request latency in seconds. Broken down by verb, and host.",
-    labelNames: ["verb", "host"],
-    buckets: REST_CLIENT_DURATION_BUCKETS,
-  });
-  const leader = r.gauge({
-    name: "leader_election_master_status",
-    help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
-    labelNames: ["name"],
-  });
-
-  /** In-flight probes per queue name; a name's gauges are their sum / max at scrape time. */
+/**
+ * In-flight probes per queue name; a name's unfinished/longest gauges are their sum / max at scrape time, and drop
+ * to 0 when its last probe unregisters. Returns `register(name, probe)`, which returns the unregister function.
+ */
+function inFlightProbes(
+  r: Registry,
+  unfinished: Family<GaugeSeries>,
+  longest: Family<GaugeSeries>,
+): (name: string, probe: () => InFlightWork) => () => void {
   const probes = new Map<string, Set<() => InFlightWork>>();
   r.onScrape(() => {
     for (const [name, set] of probes) {
@@ -194,70 +249,35 @@ export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeM
       longest.with({ name, controller: name }).set(max);
     }
   });
+  return (name, probe) => {
+    const set = probes.get(name) ?? new Set();
+    probes.set(name, set.add(probe));
+    return () => {
+      set.delete(probe);
+      if (set.size > 0) return;
+      probes.delete(name);
+      unfinished.with({ name, controller: name }).set(0);
+      longest.with({ name, controller: name }).set(0);
+    };
+  };
+}
 
-  if (opts.process ?? true) registerProcessMetrics(r);
-
-  return {
-    registry: r,
-    workqueue(name) {
-      const l = { name, controller: name };
-      const s = {
-        depth: depth.with(l),
-        adds: adds.with(l),
-        latency: latency.with(l),
-        work: work.with(l),
-        unfinished: unfinished.with(l),
-        longest: longest.with(l),
-        retries: retries.with(l),
-      };
-      return {
-        depth: (n) => s.depth.set(n),
-        added: () => s.adds.inc(),
-        queueLatency: (sec) => s.latency.observe(sec),
-        workDuration: (sec) => s.work.observe(sec),
-        retry: () => s.retries.inc(),
-        inFlight(probe) {
-          const set = probes.get(name) ?? new Set();
-          probes.set(name, set.add(probe));
-          return () => {
-            set.delete(probe);
-            if (set.size > 0) return;
-            probes.delete(name);
-            s.unfinished.set(0);
-            s.longest.set(0);
-          };
-        },
-      };
-    },
-    controller(name) {
-      const l = { controller: name };
-      const totals = new Map(RESULTS.map((res) => [res, reconcileTotal.with({ controller: name, result: res })]));
-      const s = {
-        errors: reconcileErrors.with(l),
-        terminal: terminalErrors.with(l),
-        panics: panics.with(l),
-        time: reconcileTime.with(l),
-        max: maxConcurrent.with(l),
-        active: activeWorkers.with(l),
-      };
-      return {
-        reconciled(result, seconds) {
-          totals.get(result)?.inc();
-          s.time.observe(seconds);
-        },
-        error: () => s.errors.inc(),
-        terminalError: () => s.terminal.inc(),
-        panic: () => s.panics.inc(),
-        maxConcurrent: (n) => s.max.set(n),
-        activeWorkers: (n) => s.active.set(n),
-      };
-    },
-    observeRequest(o) {
-      requests.with({ code: o.code, method: o.method, host: o.host }).inc();
-      requestDuration.with({ verb: o.method, host: o.host }).observe(o.seconds);
-    },
-    leaderStatus: (name, leading) => leader.with({ name }).set(leading ? 1 : 0),
-    expose: () => r.expose(),
+/** rest_client_* families; the observer every API request reports to. */
+function registerRestClientMetrics(r: Registry): (o: RequestObservation) => void {
+  const requests = r.counter({
+    name: "rest_client_requests_total",
+    help: "Number of HTTP requests, partitioned by status code, method, and host.",
+    labelNames: ["code", "method", "host"],
+  });
+  const requestDuration = r.histogram({
+    name: "rest_client_request_duration_seconds",
+    help: "Request latency in seconds. Broken down by verb, and host.",
+    labelNames: ["verb", "host"],
+    buckets: REST_CLIENT_DURATION_BUCKETS,
+  });
+  return (o) => {
+    requests.with({ code: o.code, method: o.method, host: o.host }).inc();
+    requestDuration.with({ verb: o.method, host: o.host }).observe(o.seconds);
   };
 }
 
