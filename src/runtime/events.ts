@@ -82,30 +82,16 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
   const { clock, logger } = opts;
   const random = opts.random ?? Math.random;
   const windowMs = opts.aggregateWindowMs ?? EVENT_DEFAULTS.aggregateWindowMs;
-  const perObject = opts.perObject ?? EVENT_DEFAULTS.perObject;
-  const overallCfg = opts.overall ?? EVENT_DEFAULTS.overall;
-  /** LRUs: Map iteration order is insertion order; touching = delete + set. */
+  const allowed = rateLimiter(
+    opts.perObject ?? EVENT_DEFAULTS.perObject,
+    opts.overall ?? EVENT_DEFAULTS.overall,
+    clock.now(),
+  );
+  /** LRU: Map iteration order is insertion order; touching = delete + set. */
   const written = new Map<string, Written>();
-  const buckets = new Map<string, Bucket>();
-  const overall: Bucket = { tokens: overallCfg.burst, at: clock.now() };
   /** Last write per aggregation key; a new write for the key waits for it. */
   const chains = new Map<string, Promise<void>>();
   const pending = new Set<Promise<void>>();
-
-  const refill = (b: Bucket, cfg: TokenBucketConfig, now: number) => {
-    b.tokens = Math.min(cfg.burst, b.tokens + (now - b.at) / cfg.refillMs);
-    b.at = now;
-  };
-
-  function allowed(objKey: string, now: number): boolean {
-    const b = touch(buckets, objKey, buckets.get(objKey) ?? { tokens: perObject.burst, at: now });
-    refill(b, perObject, now);
-    refill(overall, overallCfg, now);
-    if (b.tokens < 1 || overall.tokens < 1) return false;
-    b.tokens -= 1;
-    overall.tokens -= 1;
-    return true;
-  }
 
   async function write(
     key: string,
@@ -127,36 +113,8 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
         if (!isNotFound(e)) throw e;
       }
     }
-    const m = obj.metadata;
-    const namespace = m.namespace || "default";
-    const name = `${(m.name ?? "unknown").slice(0, 236)}.${hex(now, random)}`;
-    const ev: KubeObject = {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name, namespace },
-      involvedObject: {
-        apiVersion: obj.apiVersion,
-        kind: obj.kind,
-        name: m.name,
-        namespace: m.namespace,
-        uid: m.uid,
-        resourceVersion: m.resourceVersion,
-      },
-      type,
-      reason,
-      message:
-        message.length > EVENT_DEFAULTS.messageLimit
-          ? `${message.slice(0, EVENT_DEFAULTS.messageLimit - 3)}...`
-          : message,
-      source: opts.reportingInstance
-        ? { component: opts.component, host: opts.reportingInstance }
-        : { component: opts.component },
-      firstTimestamp: time(now),
-      lastTimestamp: time(now),
-      count: 1,
-      reportingComponent: opts.reportingController ?? opts.component,
-      reportingInstance: opts.reportingInstance ?? "",
-    };
+    const ev = newEvent(obj, type, reason, message, time(now), hex(now, random), opts);
+    const { name, namespace } = ev.metadata as { name: string; namespace: string };
     await client.create(EVENTS, ev);
     touch(written, key, { name, namespace, count: 1, lastAt: now });
     while (written.size > EVENT_DEFAULTS.cacheSize) written.delete(written.keys().next().value!);
@@ -174,7 +132,6 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
           );
           return;
         }
-        while (buckets.size > EVENT_DEFAULTS.cacheSize) buckets.delete(buckets.keys().next().value!);
         const key = JSON.stringify([objKey, type, reason, message]);
         const p = (chains.get(key) ?? Promise.resolve())
           .then(() => write(key, obj, type, reason, message))
@@ -196,6 +153,73 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
     async flush() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
+  };
+}
+
+/**
+ * The rate limit: a token bucket per object (LRU of EVENT_DEFAULTS.cacheSize objects) and one overall; an event
+ * takes a token from both or is dropped. Returns `allowed(objectKey, now)`.
+ */
+function rateLimiter(
+  perObject: TokenBucketConfig,
+  overallCfg: TokenBucketConfig,
+  start: number,
+): (objKey: string, now: number) => boolean {
+  const buckets = new Map<string, Bucket>();
+  const overall: Bucket = { tokens: overallCfg.burst, at: start };
+  const refill = (b: Bucket, cfg: TokenBucketConfig, now: number) => {
+    b.tokens = Math.min(cfg.burst, b.tokens + (now - b.at) / cfg.refillMs);
+    b.at = now;
+  };
+  return (objKey, now) => {
+    const b = touch(buckets, objKey, buckets.get(objKey) ?? { tokens: perObject.burst, at: now });
+    refill(b, perObject, now);
+    refill(overall, overallCfg, now);
+    const ok = b.tokens >= 1 && overall.tokens >= 1;
+    if (ok) {
+      b.tokens -= 1;
+      overall.tokens -= 1;
+    }
+    while (buckets.size > EVENT_DEFAULTS.cacheSize) buckets.delete(buckets.keys().next().value!);
+    return ok;
+  };
+}
+
+/** A core/v1 Event about `obj`, first seen at `at`; its name is the object's (cut to fit) plus `suffix`. */
+function newEvent(
+  obj: InvolvedObject,
+  type: EventType,
+  reason: string,
+  message: string,
+  at: string,
+  suffix: string,
+  opts: EventRecorderOptions,
+): KubeObject {
+  const m = obj.metadata;
+  const limit = EVENT_DEFAULTS.messageLimit;
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: `${(m.name ?? "unknown").slice(0, 236)}.${suffix}`, namespace: m.namespace || "default" },
+    involvedObject: {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+    },
+    type,
+    reason,
+    message: message.length > limit ? `${message.slice(0, limit - 3)}...` : message,
+    source: opts.reportingInstance
+      ? { component: opts.component, host: opts.reportingInstance }
+      : { component: opts.component },
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
+    reportingComponent: opts.reportingController ?? opts.component,
+    reportingInstance: opts.reportingInstance ?? "",
   };
 }
 
