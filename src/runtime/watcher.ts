@@ -83,107 +83,139 @@ export function createWatcher<T extends KubeObject>(
   rt: ResourceType,
   opts: WatcherOptions,
 ): Watcher<T> {
-  const { clock, logger } = opts;
-  const random = opts.random ?? Math.random;
-  const backoff = opts.backoff ?? createBackoff({ clock, random });
-  const timeoutSeconds = opts.timeoutSeconds ?? WATCHER_DEFAULTS.timeoutSeconds;
-  const what = describeWatch(rt, opts.namespace);
-  /** True from start and from any failure until a watch is open again. */
-  let stale = true;
-  let lastEventAt: number | undefined;
-  let state: WatchState<T>["kind"] = "empty";
-  let running = false;
+  return new ListWatcher<T>(client, rt, opts);
+}
 
-  async function run(signal: AbortSignal, handler: (e: WatcherEvent<T>) => void | Promise<void>): Promise<void> {
-    if (running) throw new Error(`watcher of ${what} is already running`);
-    running = true;
-    const ctx: StepContext = {
-      client,
-      rt,
-      clock,
-      signal,
-      namespace: opts.namespace,
-      labelSelector: opts.labelSelector,
-      fieldSelector: opts.fieldSelector,
-      pageSize: opts.pageSize ?? WATCHER_DEFAULTS.pageSize,
-      timeoutSeconds: () => Math.max(1, Math.floor(timeoutSeconds * (1 - 0.1 * random()))),
-      inactivityMs: opts.inactivityMs ?? WATCHER_DEFAULTS.inactivityMs,
-    };
-    /** Failures since the watch was last healthy; only the first of a streak is logged as a warning. */
-    let failures = 0;
+/** The driver of `step`: delivers events, waits out backoffs, logs, and keeps the staleness flag. */
+class ListWatcher<T extends KubeObject> implements Watcher<T> {
+  readonly #client: KubeClient;
+  readonly #rt: ResourceType;
+  readonly #opts: WatcherOptions;
+  readonly #backoff: Backoff;
+  readonly #random: () => number;
+  /** "deployments.apps in namespace x", for log lines. */
+  readonly #what: string;
+  /** True from start and from any failure until a watch is open again. */
+  #stale = true;
+  #lastEventAt: number | undefined;
+  #state: WatchState<T>["kind"] = "empty";
+  #running = false;
+  /** Failures since the watch was last healthy; only the first of a streak is logged as a warning. */
+  #failures = 0;
+
+  constructor(client: KubeClient, rt: ResourceType, opts: WatcherOptions) {
+    this.#client = client;
+    this.#rt = rt;
+    this.#opts = opts;
+    this.#random = opts.random ?? Math.random;
+    this.#backoff = opts.backoff ?? createBackoff({ clock: opts.clock, random: this.#random });
+    this.#what = describeWatch(rt, opts.namespace);
+  }
+
+  isStale(): boolean {
+    return this.#stale;
+  }
+  get lastEventAt(): number | undefined {
+    return this.#lastEventAt;
+  }
+  get state(): WatchState<T>["kind"] {
+    return this.#state;
+  }
+
+  async run(signal: AbortSignal, handler: (e: WatcherEvent<T>) => void | Promise<void>): Promise<void> {
+    if (this.#running) throw new Error(`watcher of ${this.#what} is already running`);
+    this.#running = true;
+    this.#failures = 0;
+    const ctx = this.#context(signal);
     let s: WatchState<T> = { kind: "empty" };
-    const healthy = () => {
-      if (failures > 0) logger.info(`watch of ${what} recovered after ${failures} failed attempt(s)`);
-      failures = 0;
-    };
     try {
       while (!signal.aborted) {
         const t: Transition<T> = await step(s, ctx);
         s = t.next;
-        state = s.kind;
-        const o = t.outcome;
-        opts.onOutcome?.(o);
-        switch (o.kind) {
-          case "listed":
-            lastEventAt = clock.now();
-            break;
-          case "opened":
-            stale = false;
-            break;
-          case "received":
-            lastEventAt = clock.now();
-            healthy();
-            break;
-          case "closed":
-            healthy();
-            break;
-          case "inactive":
-            stale = true;
-            logger.info(
-              `watch of ${what}: no event or bookmark for ${ctx.inactivityMs} ms; re-watching from resourceVersion ${s.kind === "listed" ? s.rv : "?"}`,
-            );
-            break;
-          case "desynced": {
-            stale = true;
-            const delay = backoff.next();
-            logger.debug(`watch of ${what}: resourceVersion too old (${message(o.cause)}); re-listing in ${delay} ms`);
-            await clock.sleep(delay, signal);
-            break;
-          }
-          case "failed": {
-            stale = true;
-            const delay = backoff.next();
-            const text = `watch of ${what} failed (${o.phase}): ${message(o.cause)}; retrying in ${delay} ms`;
-            if (failures++ === 0) logger.warn(`${text} (further failures are logged at debug until it recovers)`);
-            else logger.debug(`${text} (attempt ${failures})`);
-            await clock.sleep(delay, signal);
-            break;
-          }
-        }
+        this.#state = s.kind;
+        this.#opts.onOutcome?.(t.outcome);
+        await this.#react(t.outcome, s, ctx);
         if (t.event && !signal.aborted) {
           try {
             await handler(t.event);
           } catch (e) {
-            logger.error(`event handler of the watch of ${what} failed: ${message(e)}`);
+            this.#opts.logger.error(`event handler of the watch of ${this.#what} failed: ${message(e)}`);
           }
         }
       }
     } finally {
       closeStream(s);
-      stale = true;
-      state = "empty";
-      running = false;
+      this.#stale = true;
+      this.#state = "empty";
+      this.#running = false;
     }
   }
 
-  return {
-    run,
-    isStale: () => stale,
-    get lastEventAt() {
-      return lastEventAt;
-    },
-    get state() {
-      return state;
-    },
-  };
+  #context(signal: AbortSignal): StepContext {
+    const o = this.#opts;
+    const timeoutSeconds = o.timeoutSeconds ?? WATCHER_DEFAULTS.timeoutSeconds;
+    return {
+      client: this.#client,
+      rt: this.#rt,
+      clock: o.clock,
+      signal,
+      namespace: o.namespace,
+      labelSelector: o.labelSelector,
+      fieldSelector: o.fieldSelector,
+      pageSize: o.pageSize ?? WATCHER_DEFAULTS.pageSize,
+      timeoutSeconds: () => Math.max(1, Math.floor(timeoutSeconds * (1 - 0.1 * this.#random()))),
+      inactivityMs: o.inactivityMs ?? WATCHER_DEFAULTS.inactivityMs,
+    };
+  }
+
+  /** What a step's outcome means for staleness, logging and backoff (the one switch over StepOutcome). */
+  async #react(o: StepOutcome, s: WatchState<T>, ctx: StepContext): Promise<void> {
+    const { clock, logger } = this.#opts;
+    const what = this.#what;
+    switch (o.kind) {
+      case "listed":
+        this.#lastEventAt = clock.now();
+        break;
+      case "opened":
+        this.#stale = false;
+        break;
+      case "received":
+        this.#lastEventAt = clock.now();
+        this.#healthy();
+        break;
+      case "closed":
+        this.#healthy();
+        break;
+      case "inactive": {
+        this.#stale = true;
+        const rv = s.kind === "listed" ? s.rv : "?";
+        logger.info(
+          `watch of ${what}: no event or bookmark for ${ctx.inactivityMs} ms; re-watching from resourceVersion ${rv}`,
+        );
+        break;
+      }
+      case "desynced": {
+        this.#stale = true;
+        const delay = this.#backoff.next();
+        logger.debug(`watch of ${what}: resourceVersion too old (${message(o.cause)}); re-listing in ${delay} ms`);
+        await clock.sleep(delay, ctx.signal);
+        break;
+      }
+      case "failed": {
+        this.#stale = true;
+        const delay = this.#backoff.next();
+        const text = `watch of ${what} failed (${o.phase}): ${message(o.cause)}; retrying in ${delay} ms`;
+        if (this.#failures++ === 0) logger.warn(`${text} (further failures are logged at debug until it recovers)`);
+        else logger.debug(`${text} (attempt ${this.#failures})`);
+        await clock.sleep(delay, ctx.signal);
+        break;
+      }
+    }
+  }
+
+  #healthy(): void {
+    if (this.#failures > 0)
+      this.#opts.logger.info(`watch of ${this.#what} recovered after ${this.#failures} failed attempt(s)`);
+    this.#failures = 0;
+  }
 }
