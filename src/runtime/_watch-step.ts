@@ -78,128 +78,143 @@ export interface StepContext {
 const VERY_SHORT_WATCH_MS = 1_000;
 
 /** One protocol step: performs at most one request (or reads one event) and says where to go next. */
-export async function step<T extends KubeObject>(s: WatchState<T>, ctx: StepContext): Promise<Transition<T>> {
+export function step<T extends KubeObject>(s: WatchState<T>, ctx: StepContext): Promise<Transition<T>> {
   switch (s.kind) {
     case "empty":
-    case "listing": {
-      const cont = s.kind === "listing" ? s.continueToken : undefined;
-      const r = await race(
-        ctx.client.list<T>(ctx.rt, { ...selectors(ctx), limit: ctx.pageSize, continue: cont, signal: ctx.signal }),
-        ctx.clock,
-        undefined,
-        ctx.signal,
-      );
-      if (r.kind === "aborted") return { next: s, outcome: { kind: "aborted" } };
-      if (r.kind !== "value") {
-        const cause = r.kind === "error" ? r.cause : undefined;
-        // An expired continue token is a 410 as well: start the LIST over.
-        if (isGone(cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause } };
-        return { next: s, outcome: { kind: "failed", phase: "list", cause } };
-      }
-      const page = r.value;
-      const rv = s.kind === "listing" ? s.rv : (page.metadata.resourceVersion ?? "");
-      const buffer = s.kind === "listing" ? s.buffer : [];
-      for (const item of page.items) buffer.push(withTypeMeta(item, ctx.rt));
-      if (page.metadata.continue) {
-        return {
-          next: { kind: "listing", rv, continueToken: page.metadata.continue, buffer },
-          outcome: { kind: "page" },
-        };
-      }
-      return {
-        next: { kind: "listed", rv },
-        outcome: { kind: "listed" },
-        event: { type: "init-done", objects: buffer, resourceVersion: rv },
-      };
+    case "listing":
+      return listPage(s, ctx);
+    case "listed":
+      return openWatch(s, ctx);
+    case "watching":
+      return readEvent(s, ctx);
+  }
+}
+
+/** empty | listing → one LIST page → listing (more pages) | listed (+ init-done); 410 → empty. */
+async function listPage<T extends KubeObject>(
+  s: Extract<WatchState<T>, { kind: "empty" | "listing" }>,
+  ctx: StepContext,
+): Promise<Transition<T>> {
+  const cont = s.kind === "listing" ? s.continueToken : undefined;
+  const r = await race(
+    ctx.client.list<T>(ctx.rt, { ...selectors(ctx), limit: ctx.pageSize, continue: cont, signal: ctx.signal }),
+    ctx.clock,
+    undefined,
+    ctx.signal,
+  );
+  if (r.kind === "aborted") return { next: s, outcome: { kind: "aborted" } };
+  if (r.kind !== "value") {
+    const cause = r.kind === "error" ? r.cause : undefined;
+    // An expired continue token is a 410 as well: start the LIST over.
+    if (isGone(cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause } };
+    return { next: s, outcome: { kind: "failed", phase: "list", cause } };
+  }
+  const page = r.value;
+  const rv = s.kind === "listing" ? s.rv : (page.metadata.resourceVersion ?? "");
+  const buffer = s.kind === "listing" ? s.buffer : [];
+  for (const item of page.items) buffer.push(withTypeMeta(item, ctx.rt));
+  if (page.metadata.continue) {
+    return { next: { kind: "listing", rv, continueToken: page.metadata.continue, buffer }, outcome: { kind: "page" } };
+  }
+  return {
+    next: { kind: "listed", rv },
+    outcome: { kind: "listed" },
+    event: { type: "init-done", objects: buffer, resourceVersion: rv },
+  };
+}
+
+/** listed → WATCH from rv → watching; 410 → empty; another error or no answer in time → listed. */
+async function openWatch<T extends KubeObject>(
+  s: Extract<WatchState<T>, { kind: "listed" }>,
+  ctx: StepContext,
+): Promise<Transition<T>> {
+  const abort = new AbortController();
+  const unlink = link(ctx.signal, abort);
+  const r = await race(
+    ctx.client.watch<T>(ctx.rt, {
+      ...selectors(ctx),
+      resourceVersion: s.rv,
+      allowWatchBookmarks: true,
+      timeoutSeconds: ctx.timeoutSeconds(),
+      signal: abort.signal,
+    }),
+    ctx.clock,
+    ctx.inactivityMs,
+    ctx.signal,
+  );
+  if (r.kind !== "value") {
+    unlink();
+    abort.abort();
+    if (r.kind === "aborted") return { next: s, outcome: { kind: "aborted" } };
+    if (r.kind === "timeout") {
+      const cause = new Error(`no answer to WATCH within ${ctx.inactivityMs} ms`);
+      return { next: s, outcome: { kind: "failed", phase: "open", cause } };
     }
-    case "listed": {
-      const abort = new AbortController();
-      const unlink = link(ctx.signal, abort);
-      const r = await race(
-        ctx.client.watch<T>(ctx.rt, {
-          ...selectors(ctx),
-          resourceVersion: s.rv,
-          allowWatchBookmarks: true,
-          timeoutSeconds: ctx.timeoutSeconds(),
-          signal: abort.signal,
-        }),
-        ctx.clock,
-        ctx.inactivityMs,
-        ctx.signal,
-      );
-      if (r.kind !== "value") {
-        unlink();
-        abort.abort();
-        if (r.kind === "aborted") return { next: s, outcome: { kind: "aborted" } };
-        if (r.kind === "timeout")
-          return {
-            next: s,
-            outcome: {
-              kind: "failed",
-              phase: "open",
-              cause: new Error(`no answer to WATCH within ${ctx.inactivityMs} ms`),
-            },
-          };
-        if (isGone(r.cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause: r.cause } };
-        return { next: s, outcome: { kind: "failed", phase: "open", cause: r.cause } };
-      }
-      const iterator = r.value[Symbol.asyncIterator]();
-      abort.signal.addEventListener("abort", unlink, { once: true });
-      const stream: OpenStream<T> = { iterator, abort, openedAt: ctx.clock.now(), received: 0 };
-      return { next: { kind: "watching", rv: s.rv, stream }, outcome: { kind: "opened" } };
+    if (isGone(r.cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause: r.cause } };
+    return { next: s, outcome: { kind: "failed", phase: "open", cause: r.cause } };
+  }
+  const iterator = r.value[Symbol.asyncIterator]();
+  abort.signal.addEventListener("abort", unlink, { once: true });
+  const stream: OpenStream<T> = { iterator, abort, openedAt: ctx.clock.now(), received: 0 };
+  return { next: { kind: "watching", rv: s.rv, stream }, outcome: { kind: "opened" } };
+}
+
+/** watching → one event → watching; a 410 → empty; stream error, clean close or inactivity → listed. */
+async function readEvent<T extends KubeObject>(
+  s: Extract<WatchState<T>, { kind: "watching" }>,
+  ctx: StepContext,
+): Promise<Transition<T>> {
+  const r = await race(s.stream.iterator.next(), ctx.clock, ctx.inactivityMs, ctx.signal);
+  const resume: WatchState<T> = { kind: "listed", rv: s.rv };
+  if (r.kind === "aborted") return { next: closeStream(s), outcome: { kind: "aborted" } };
+  if (r.kind === "timeout") return { next: closeStream(s), outcome: { kind: "inactive" } };
+  if (r.kind === "error") {
+    closeStream(s);
+    if (isGone(r.cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause: r.cause } };
+    return { next: resume, outcome: { kind: "failed", phase: "watch", cause: r.cause } };
+  }
+  if (r.value.done) {
+    closeStream(s);
+    const lived = ctx.clock.now() - s.stream.openedAt;
+    if (s.stream.received === 0 && lived < VERY_SHORT_WATCH_MS) {
+      const cause = new Error(`very short watch: closed after ${lived} ms without any event`);
+      return { next: resume, outcome: { kind: "failed", phase: "watch", cause } };
     }
-    case "watching": {
-      const r = await race(s.stream.iterator.next(), ctx.clock, ctx.inactivityMs, ctx.signal);
-      const resume: WatchState<T> = { kind: "listed", rv: s.rv };
-      if (r.kind === "aborted") return { next: closeStream(s), outcome: { kind: "aborted" } };
-      if (r.kind === "timeout") return { next: closeStream(s), outcome: { kind: "inactive" } };
-      if (r.kind === "error") {
-        closeStream(s);
-        if (isGone(r.cause)) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause: r.cause } };
-        return { next: resume, outcome: { kind: "failed", phase: "watch", cause: r.cause } };
-      }
-      if (r.value.done) {
-        closeStream(s);
-        const lived = ctx.clock.now() - s.stream.openedAt;
-        if (s.stream.received === 0 && lived < VERY_SHORT_WATCH_MS) {
-          const cause = new Error(`very short watch: closed after ${lived} ms without any event`);
-          return { next: resume, outcome: { kind: "failed", phase: "watch", cause } };
-        }
-        return { next: resume, outcome: { kind: "closed" } };
-      }
-      const ev = r.value.value;
-      const stream = { ...s.stream, received: s.stream.received + 1 };
-      const advanced = (obj: KubeObject): WatchState<T> => ({
-        kind: "watching",
-        rv: obj.metadata?.resourceVersion || s.rv,
-        stream,
-      });
-      switch (ev.type) {
-        case "ADDED":
-        case "MODIFIED":
-          return {
-            next: advanced(ev.object),
-            outcome: { kind: "received" },
-            event: { type: "apply", object: withTypeMeta(ev.object, ctx.rt) },
-          };
-        case "DELETED":
-          return {
-            next: advanced(ev.object),
-            outcome: { kind: "received" },
-            event: { type: "delete", object: withTypeMeta(ev.object, ctx.rt) },
-          };
-        case "BOOKMARK":
-          return { next: advanced(ev.object), outcome: { kind: "received" } };
-        case "ERROR": {
-          closeStream(s);
-          const cause = new WatchStatusError(ev.object);
-          if (cause.gone) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause } };
-          return { next: resume, outcome: { kind: "failed", phase: "watch", cause } };
-        }
-        default:
-          return { next: { ...s, stream }, outcome: { kind: "received" } };
-      }
+    return { next: resume, outcome: { kind: "closed" } };
+  }
+  return received(s, r.value.value, ctx);
+}
+
+/** What one watch event means: the state advanced to its resourceVersion, and the event to deliver. */
+function received<T extends KubeObject>(
+  s: Extract<WatchState<T>, { kind: "watching" }>,
+  ev: WatchEvent<T>,
+  ctx: StepContext,
+): Transition<T> {
+  const stream = { ...s.stream, received: s.stream.received + 1 };
+  const advanced = (obj: KubeObject): WatchState<T> => ({
+    kind: "watching",
+    rv: obj.metadata?.resourceVersion || s.rv,
+    stream,
+  });
+  switch (ev.type) {
+    case "ADDED":
+    case "MODIFIED":
+    case "DELETED": {
+      const type = ev.type === "DELETED" ? "delete" : "apply";
+      const event = { type, object: withTypeMeta(ev.object, ctx.rt) } as const;
+      return { next: advanced(ev.object), outcome: { kind: "received" }, event };
     }
+    case "BOOKMARK":
+      return { next: advanced(ev.object), outcome: { kind: "received" } };
+    case "ERROR": {
+      closeStream(s);
+      const cause = new WatchStatusError(ev.object);
+      if (cause.gone) return { next: { kind: "empty" }, outcome: { kind: "desynced", cause } };
+      return { next: { kind: "listed", rv: s.rv }, outcome: { kind: "failed", phase: "watch", cause } };
+    }
+    default:
+      return { next: { ...s, stream }, outcome: { kind: "received" } };
   }
 }
 
