@@ -66,14 +66,14 @@ export function createInformer<T extends KubeObject>(
   const dispatch = (d: Delta<T>) => {
     const e: SourceEvent<T> =
       d.old === undefined ? { type: d.type, object: d.object } : { type: d.type, object: d.object, old: d.old };
-    for (const h of [...handlers]) {
-      try {
-        h(e);
-      } catch (err) {
-        opts.logger.error(
-          `event handler of the informer for ${description} failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
+    for (const h of [...handlers]) deliver(h, e);
+  };
+  const deliver = (h: (e: SourceEvent<T>) => void, e: SourceEvent<T>) => {
+    try {
+      h(e);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      opts.logger.error(`event handler of the informer for ${description} failed: ${why}`);
     }
   };
 
@@ -104,17 +104,7 @@ export function createInformer<T extends KubeObject>(
     description,
     onEvent(handler) {
       handlers.add(handler);
-      if (synced) {
-        for (const object of store.list()) {
-          try {
-            handler({ type: "add", object });
-          } catch (err) {
-            opts.logger.error(
-              `event handler of the informer for ${description} failed: ${err instanceof Error ? err.message : String(err)}`,
-            );
-          }
-        }
-      }
+      if (synced) for (const object of store.list()) deliver(handler, { type: "add", object });
       return () => void handlers.delete(handler);
     },
     hasSynced: () => synced,
@@ -123,26 +113,28 @@ export function createInformer<T extends KubeObject>(
     byIndex: (name, value) => store.byIndex(name, value),
     addIndex: (name, fn) => store.addIndex(name, fn),
     start: (signal) => watcher.run(signal, onWatchEvent),
-    waitForSync(signal) {
-      if (synced) return Promise.resolve(true);
-      if (signal.aborted) return Promise.resolve(false);
-      return new Promise<boolean>((resolve) => {
-        const done = (v: boolean) => {
-          syncWaiters.delete(onSync);
-          signal.removeEventListener("abort", onAbort);
-          resolve(v);
-        };
-        const onSync = () => done(true);
-        const onAbort = () => done(false);
-        syncWaiters.add(onSync);
-        signal.addEventListener("abort", onAbort, { once: true });
-      });
-    },
+    waitForSync: (signal) => (synced ? Promise.resolve(true) : waitFor(syncWaiters, signal)),
     isStale: () => watcher.isStale(),
     get lastEventAt() {
       return watcher.lastEventAt;
     },
   };
+}
+
+/** Resolves true when one of `waiters` is called (it is added to them), false if `signal` aborts first. */
+function waitFor(waiters: Set<() => void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    const done = (v: boolean) => {
+      waiters.delete(onSync);
+      signal.removeEventListener("abort", onAbort);
+      resolve(v);
+    };
+    const onSync = () => done(true);
+    const onAbort = () => done(false);
+    waiters.add(onSync);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /**

@@ -57,15 +57,83 @@ export interface StoreOptions {
 }
 
 export function createStore<T extends KubeObject>(opts: StoreOptions = {}): Store<T> {
-  const freeze = opts.freeze ?? true;
-  const objects = new Map<string, T>();
-  /** index name -> index value -> keys. Invariant: key k is under value v iff fns[name](objects[k]) includes v. */
-  const indexes = new Map<string, Map<string, Set<string>>>();
-  const fns = new Map<string, IndexFn<T>>();
+  const store = new IndexedStore<T>(opts.freeze ?? true);
+  store.addIndex(NAMESPACE_INDEX, (o) => (o.metadata.namespace ? [o.metadata.namespace] : []));
+  store.addIndex(CONTROLLER_INDEX, (o) => {
+    const uid = controllerUid(o);
+    return uid ? [uid] : [];
+  });
+  return store;
+}
 
-  const indexOne = (name: string, key: string, obj: T, add: boolean) => {
-    const idx = indexes.get(name)!;
-    for (const v of new Set(fns.get(name)!(obj))) {
+class IndexedStore<T extends KubeObject> implements Store<T> {
+  readonly #freeze: boolean;
+  /** By objectKey(obj). */
+  readonly #objects = new Map<string, T>();
+  /** index name -> index value -> keys. Invariant: key k is under value v iff #fns[name](#objects[k]) includes v. */
+  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  readonly #fns = new Map<string, IndexFn<T>>();
+
+  constructor(freeze: boolean) {
+    this.#freeze = freeze;
+  }
+
+  get(key: string): T | undefined {
+    return this.#objects.get(key);
+  }
+  list(): T[] {
+    return [...this.#objects.values()];
+  }
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  addIndex(name: string, fn: IndexFn<T>): void {
+    if (this.#fns.has(name)) throw new Error(`store: an index named "${name}" already exists`);
+    this.#fns.set(name, fn);
+    this.#indexes.set(name, new Map());
+    for (const [key, obj] of this.#objects) this.#indexOne(name, key, obj, true);
+  }
+
+  byIndex(name: string, value: string): T[] {
+    const idx = this.#indexes.get(name);
+    if (!idx) throw new Error(`store: no index named "${name}" (known: ${[...this.#fns.keys()].join(", ")})`);
+    return [...(idx.get(value) ?? [])].map((k) => this.#objects.get(k)!);
+  }
+
+  apply(obj: T): Delta<T> | undefined {
+    const key = objectKey(obj);
+    const old = this.#objects.get(key);
+    if (old && sameVersion(old, obj)) return undefined;
+    const object = this.#put(key, obj);
+    return old ? { type: "update", object, old } : { type: "add", object };
+  }
+
+  delete(obj: T): Delta<T> {
+    const old = this.#remove(objectKey(obj));
+    const object = this.#freeze ? deepFreeze(obj) : obj;
+    return old ? { type: "delete", object, old } : { type: "delete", object };
+  }
+
+  replace(list: readonly T[]): Delta<T>[] {
+    const deltas: Delta<T>[] = [];
+    const seen = new Set<string>();
+    for (const obj of list) {
+      seen.add(objectKey(obj));
+      const d = this.apply(obj);
+      if (d) deltas.push(d);
+    }
+    for (const [key, old] of [...this.#objects]) {
+      if (seen.has(key)) continue;
+      this.#remove(key);
+      deltas.push({ type: "delete", object: old, old });
+    }
+    return deltas;
+  }
+
+  #indexOne(name: string, key: string, obj: T, add: boolean): void {
+    const idx = this.#indexes.get(name)!;
+    for (const v of new Set(this.#fns.get(name)!(obj))) {
       let keys = idx.get(v);
       if (add) {
         if (!keys) idx.set(v, (keys = new Set()));
@@ -75,77 +143,28 @@ export function createStore<T extends KubeObject>(opts: StoreOptions = {}): Stor
         if (keys.size === 0) idx.delete(v);
       }
     }
-  };
-  const index = (key: string, obj: T, add: boolean) => {
-    for (const name of fns.keys()) indexOne(name, key, obj, add);
-  };
-  const put = (key: string, obj: T) => {
-    const prev = objects.get(key);
-    if (prev) index(key, prev, false);
-    const stored = freeze ? deepFreeze(obj) : obj;
-    objects.set(key, stored);
-    index(key, stored, true);
-    return stored;
-  };
-  const remove = (key: string) => {
-    const prev = objects.get(key);
-    if (!prev) return undefined;
-    index(key, prev, false);
-    objects.delete(key);
-    return prev;
-  };
+  }
 
-  const store: Store<T> = {
-    get: (key) => objects.get(key),
-    list: () => [...objects.values()],
-    get size() {
-      return objects.size;
-    },
-    addIndex(name, fn) {
-      if (fns.has(name)) throw new Error(`store: an index named "${name}" already exists`);
-      fns.set(name, fn);
-      indexes.set(name, new Map());
-      for (const [key, obj] of objects) indexOne(name, key, obj, true);
-    },
-    byIndex(name, value) {
-      const idx = indexes.get(name);
-      if (!idx) throw new Error(`store: no index named "${name}" (known: ${[...fns.keys()].join(", ")})`);
-      return [...(idx.get(value) ?? [])].map((k) => objects.get(k)!);
-    },
-    apply(obj) {
-      const key = objectKey(obj);
-      const old = objects.get(key);
-      if (old && sameVersion(old, obj)) return undefined;
-      const object = put(key, obj);
-      return old ? { type: "update", object, old } : { type: "add", object };
-    },
-    delete(obj) {
-      const old = remove(objectKey(obj));
-      const object = freeze ? deepFreeze(obj) : obj;
-      return old ? { type: "delete", object, old } : { type: "delete", object };
-    },
-    replace(list) {
-      const deltas: Delta<T>[] = [];
-      const seen = new Set<string>();
-      for (const obj of list) {
-        seen.add(objectKey(obj));
-        const d = store.apply(obj);
-        if (d) deltas.push(d);
-      }
-      for (const [key, old] of [...objects]) {
-        if (seen.has(key)) continue;
-        remove(key);
-        deltas.push({ type: "delete", object: old, old });
-      }
-      return deltas;
-    },
-  };
-  store.addIndex(NAMESPACE_INDEX, (o) => (o.metadata.namespace ? [o.metadata.namespace] : []));
-  store.addIndex(CONTROLLER_INDEX, (o) => {
-    const uid = controllerUid(o);
-    return uid ? [uid] : [];
-  });
-  return store;
+  #index(key: string, obj: T, add: boolean): void {
+    for (const name of this.#fns.keys()) this.#indexOne(name, key, obj, add);
+  }
+
+  #put(key: string, obj: T): T {
+    const prev = this.#objects.get(key);
+    if (prev) this.#index(key, prev, false);
+    const stored = this.#freeze ? deepFreeze(obj) : obj;
+    this.#objects.set(key, stored);
+    this.#index(key, stored, true);
+    return stored;
+  }
+
+  #remove(key: string): T | undefined {
+    const prev = this.#objects.get(key);
+    if (!prev) return undefined;
+    this.#index(key, prev, false);
+    this.#objects.delete(key);
+    return prev;
+  }
 }
 
 /** Same object version: equal, non-empty resourceVersions. */
