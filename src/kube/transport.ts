@@ -44,13 +44,7 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
   const host = new URL(conn.server).host;
   const userAgent = opts.userAgent ?? "devctl";
   const defaultTimeout = opts.timeoutMs ?? 30_000;
-  const tls = {
-    ...(conn.tls.ca ? { ca: conn.tls.ca } : {}),
-    ...(conn.tls.cert ? { cert: conn.tls.cert } : {}),
-    ...(conn.tls.key ? { key: conn.tls.key } : {}),
-    ...(conn.tls.serverName ? { serverName: conn.tls.serverName } : {}),
-    rejectUnauthorized: conn.tls.rejectUnauthorized,
-  };
+  const tls = bunTls(conn);
   const describe = (req: TransportRequest) => ({
     method: req.method,
     path: req.path.split("?")[0] ?? req.path,
@@ -61,20 +55,14 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
   async function send(req: TransportRequest): Promise<Response> {
     const started = performance.now();
     const timeoutMs = req.timeoutMs ?? defaultTimeout;
-    const signals = [req.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter(
-      (s): s is AbortSignal => !!s,
-    );
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const signal = withTimeout(req.signal, timeoutMs);
     const headers: Record<string, string> = {
       Accept: req.accept ?? "application/json",
       "User-Agent": userAgent,
       ...(await conn.authHeaders()),
+      ...(req.body !== undefined ? { "Content-Type": req.contentType ?? "application/json" } : {}),
     };
-    let body: string | undefined;
-    if (req.body !== undefined) {
-      headers["Content-Type"] = req.contentType ?? "application/json";
-      body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
-    }
+    const body = req.body === undefined || typeof req.body === "string" ? req.body : JSON.stringify(req.body);
     let res: Response;
     try {
       res = await fetch(conn.server + req.path, {
@@ -110,18 +98,40 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
 
   async function json<T>(req: TransportRequest): Promise<T> {
     const res = await send(req);
-    const text = await res.text();
-    let parsed: unknown = text;
-    if (text && (res.headers.get("content-type") ?? "").includes("json")) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
+    const parsed = await readBody(res);
     if (!res.ok) throw fromResponse(res.status, parsed, describe(req), req.path.split("?")[1] ?? "");
     return parsed as T;
   }
 
   return { server: conn.server, context: conn.context, send, json };
+}
+
+/** Bun's fetch `tls` option from the connection: CA, client certificate/key, server name, verification. */
+function bunTls(conn: Connection) {
+  return {
+    ...(conn.tls.ca ? { ca: conn.tls.ca } : {}),
+    ...(conn.tls.cert ? { cert: conn.tls.cert } : {}),
+    ...(conn.tls.key ? { key: conn.tls.key } : {}),
+    ...(conn.tls.serverName ? { serverName: conn.tls.serverName } : {}),
+    rejectUnauthorized: conn.tls.rejectUnauthorized,
+  };
+}
+
+/** The caller's signal, bounded by `timeoutMs` unless that is 0 (watches). */
+function withTimeout(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal | undefined {
+  const signals = [signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter(
+    (s): s is AbortSignal => !!s,
+  );
+  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+}
+
+/** The body as JSON when it says it is JSON and parses, else as text. */
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text || !(res.headers.get("content-type") ?? "").includes("json")) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
