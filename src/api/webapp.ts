@@ -76,18 +76,22 @@ export const WebAppName = v.pipe(
   v.maxLength(
     NAME_MAX_LENGTH,
     (i) =>
-      `must be at most ${NAME_MAX_LENGTH} characters (got ${i.input.length}): the Service is named "<name>${SERVICE_SUFFIX}" and Service names are limited to 63 characters`,
+      `must be at most ${NAME_MAX_LENGTH} characters (got ${i.input.length}): ` +
+      `the Service is named "<name>${SERVICE_SUFFIX}" and Service names are limited to 63 characters`,
   ),
   cel(
-    `metadata.name must be at most ${NAME_MAX_LENGTH} characters: the operator creates a Service named <name>${SERVICE_SUFFIX}, and Service names are limited to 63 characters`,
+    `metadata.name must be at most ${NAME_MAX_LENGTH} characters: ` +
+      `the operator creates a Service named <name>${SERVICE_SUFFIX}, and Service names are limited to 63 characters`,
   ),
   v.regex(
     DNS1035_LABEL,
     (i) =>
-      `must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (got ${JSON.stringify(i.input)}), because the Service "<name>${SERVICE_SUFFIX}" must be one`,
+      "must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter and ending with a " +
+      `letter or digit (got ${JSON.stringify(i.input)}), because the Service "<name>${SERVICE_SUFFIX}" must be one`,
   ),
   cel(
-    `metadata.name must consist of lower-case letters, digits and '-', start with a letter and end with a letter or digit (a DNS-1035 label), because the operator creates a Service named <name>${SERVICE_SUFFIX}`,
+    "metadata.name must consist of lower-case letters, digits and '-', start with a letter and end with a letter " +
+      `or digit (a DNS-1035 label), because the operator creates a Service named <name>${SERVICE_SUFFIX}`,
   ),
 );
 

@@ -99,11 +99,15 @@ export function fromResponse(code: number, body: unknown, req: RequestDescriptio
       // not "patch"): prefer its verb over the one guessed from the HTTP method.
       const checked = /cannot (\w+) resource/.exec(serverMessage)?.[1];
       const described = checked ? what.replace(/^\S+/, checked) : what;
-      message = `forbidden: cannot ${described} (${serverMessage}). Grant this permission to the identity in use (context "${req.context || "in-cluster"}").`;
+      message =
+        `forbidden: cannot ${described} (${serverMessage}). ` +
+        `Grant this permission to the identity in use (context "${req.context || "in-cluster"}").`;
       break;
     }
     case "Unauthorized":
-      message = `unauthorized at ${req.server}: the credentials of context "${req.context || "in-cluster"}" were rejected (expired token or wrong certificate?). Refresh them and try again.`;
+      message =
+        `unauthorized at ${req.server}: the credentials of context "${req.context || "in-cluster"}" were rejected ` +
+        "(expired token or wrong certificate?). Refresh them and try again.";
       break;
     case "Invalid": {
       const causes = status?.details?.causes
@@ -127,7 +131,8 @@ export function fromNetworkError(cause: unknown, req: RequestDescription): KubeE
   const ctx = req.context ? ` (context "${req.context}")` : " (in-cluster)";
   return new KubeError(
     "Unreachable",
-    `cannot reach the Kubernetes API server at ${req.server}${ctx}: ${detail}${/[.?!]$/.test(detail) ? "" : "."} Check that the cluster is running and that your kubeconfig points at it.`,
+    `cannot reach the Kubernetes API server at ${req.server}${ctx}: ${detail}${/[.?!]$/.test(detail) ? "" : "."} ` +
+      "Check that the cluster is running and that your kubeconfig points at it.",
     0,
     undefined,
     { cause },

@@ -251,7 +251,8 @@ async function preflight(client: KubeClient, namespaces: string[]): Promise<void
     } catch (e) {
       if (isNotFound(e))
         throw new OperatorError(
-          `the WebApp API (${WEBAPP_RESOURCE.plural}.${WEBAPP_RESOURCE.group}/${WEBAPP_RESOURCE.version}) is not served by ${client.server}: install the CRD first (devctl operator install, or kubectl apply -f crd/)`,
+          `the WebApp API (${WEBAPP_RESOURCE.plural}.${WEBAPP_RESOURCE.group}/${WEBAPP_RESOURCE.version}) ` +
+            `is not served by ${client.server}: install the CRD first (devctl operator install, or kubectl apply -f crd/)`,
         );
       if (isForbidden(e)) throw new OperatorError(`${(e as Error).message}`);
       throw e;

@@ -190,7 +190,8 @@ class ControllerImpl implements Controller {
       if (this.#syncTimeoutMs > 0 && this.#clock.now() - began >= this.#syncTimeoutMs) {
         await this.stop({ graceMs: 0 });
         throw new Error(
-          `controller "${this.name}": its watched resources did not sync within ${this.#syncTimeoutMs} ms; check that the API server is reachable and that RBAC allows list and watch on them`,
+          `controller "${this.name}": its watched resources did not sync within ${this.#syncTimeoutMs} ms; ` +
+            "check that the API server is reachable and that RBAC allows list and watch on them",
         );
       }
       await this.#clock.sleep(SYNC_POLL_MS, this.#stopping.signal);

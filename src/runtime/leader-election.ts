@@ -101,12 +101,14 @@ export function validateLeaderElectionConfig(c: LeaderElectionConfig): Required<
     fail(`leaseDurationMs must be at least 1000 (the Lease holds whole seconds), got ${r.leaseDurationMs}`);
   if (!(r.leaseDurationMs > r.renewDeadlineMs)) {
     fail(
-      `leaseDurationMs (${r.leaseDurationMs}) must be greater than renewDeadlineMs (${r.renewDeadlineMs}): a leader must give up before others may take over`,
+      `leaseDurationMs (${r.leaseDurationMs}) must be greater than renewDeadlineMs (${r.renewDeadlineMs}): ` +
+        "a leader must give up before others may take over",
     );
   }
   if (!(r.renewDeadlineMs > JITTER_FACTOR * r.retryPeriodMs)) {
     fail(
-      `renewDeadlineMs (${r.renewDeadlineMs}) must be greater than ${JITTER_FACTOR} × retryPeriodMs (${r.retryPeriodMs}): leave room for more than one renewal try`,
+      `renewDeadlineMs (${r.renewDeadlineMs}) must be greater than ${JITTER_FACTOR} × retryPeriodMs ` +
+        `(${r.retryPeriodMs}): leave room for more than one renewal try`,
     );
   }
   return r;
