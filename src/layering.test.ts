@@ -11,7 +11,7 @@
  * - Only src/kube/ imports @kubernetes/client-node.
  * - Shipped code never imports a test double (`_fake-*.ts`, `_test-*.ts`).
  * - Cold start: the modules src/main.ts loads statically (import and `export ... from`, not `import type`,
- *   not dynamic import()) never reach @kubernetes/client-node, consola or valibot: those load inside the
+ *   not dynamic import()) never reach @kubernetes/client-node, consola, valibot or js-yaml: those load inside the
  *   commands that use them.
  * Imports are read with Bun's own transpiler (value and dynamic imports, exactly what Bun loads) plus a
  * scan of statements at the start of a line for type-only ones, which the transpiler drops.
@@ -42,7 +42,7 @@ const TYPE_ONLY: readonly [Part, Part][] = [["api", "kube"]];
 /** Pure data every part may load, whatever TYPE_ONLY says: the one home of the resource identities. */
 const SHARED_DATA: readonly string[] = ["kube/resources.ts"];
 const ONLY_KUBE_PACKAGE = "@kubernetes/client-node";
-const NOT_AT_STARTUP = ["@kubernetes/client-node", "consola", "valibot"];
+const NOT_AT_STARTUP = ["@kubernetes/client-node", "consola", "valibot", "js-yaml"];
 
 interface Ref {
   spec: string;
