@@ -13,13 +13,13 @@
  *   (Unreachable names the server and context, Forbidden the verb and resource).
  */
 import { CRD_SCHEMA_VERSION, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL, SCHEMA_VERSION_ANNOTATION } from "../api/crd.ts";
+import { DEVCTL_FIELD_MANAGER } from "../api/names.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { deniedChecks, describeChecks, type AccessCheck } from "./access.ts";
 import { displayName, resourceOf } from "./manifests.ts";
 
-export const FIELD_MANAGER = "devctl";
 export const CRD_POLL_MS = 250;
 
 export class InstallError extends Error {
@@ -124,7 +124,7 @@ export async function applyAll(
   for (const obj of objects) {
     const before = await getOrUndefined(client, obj, o.signal);
     const after = await client.apply<KubeObject>(resourceOf(obj), obj, {
-      fieldManager: FIELD_MANAGER,
+      fieldManager: DEVCTL_FIELD_MANAGER,
       force: true,
       ...(o.signal ? { signal: o.signal } : {}),
     });

@@ -12,7 +12,7 @@
  *   the same list changes nothing.
  */
 import { buildWebAppCrd, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
-import { LEASE_NAME } from "../api/operator.ts";
+import { LEASE_NAME } from "../api/names.ts";
 import { VERSION } from "../build/version.ts";
 import {
   CLUSTER_ROLE_BINDINGS,

@@ -12,10 +12,10 @@
  */
 import { CRD_NAME, DEPLOYMENT_RESOURCE, KIND, SERVICE_RESOURCE, WEBAPP_RESOURCE, API_VERSION } from "../api/webapp.ts";
 import { MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
+import { DEVCTL_FIELD_MANAGER } from "../api/names.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { CRDS, LEASES, NAMESPACES, qualifiedName } from "../kube/resources.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
-import { FIELD_MANAGER } from "./apply.ts";
 import { buildManifests, defaultImage, displayName, LEASE_NAME, resourceOf } from "./manifests.ts";
 
 export type DeleteAction = "deleted" | "not found" | "kept" | "already being deleted";
@@ -64,7 +64,7 @@ export function namespaceIsOurs(ns: KubeObject): boolean {
   if (ns.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DEVCTL) return false;
   if (/^(default|kube-.*)$/.test(ns.metadata.name ?? "")) return false;
   const managers = (ns.metadata.managedFields ?? []) as { manager?: string }[];
-  return managers.every((m) => m.manager === FIELD_MANAGER);
+  return managers.every((m) => m.manager === DEVCTL_FIELD_MANAGER);
 }
 
 export interface UninstallOptions {

@@ -2,7 +2,7 @@
 import { defineCommand } from "citty";
 import { clusterArgs } from "../_global.ts";
 import { parseChoice, parseDuration, parsePositiveInt } from "../_flags.ts";
-import { LEASE_NAME } from "../../api/operator.ts";
+import { LEASE_NAME } from "../../api/names.ts";
 
 export default defineCommand({
   meta: {
