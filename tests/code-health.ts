@@ -7,7 +7,7 @@
  * - Duplicated constants: a top-level UPPER_CASE `const` name declared in more than one file, and each
  *   identity in IDENTITIES (lease name, API groups and paths) written as a literal in more than one file.
  * Read with the TypeScript compiler's parser, so strings, comments and template literals are told apart.
- * CLI: `bun run tests/code-health.ts [dir]` prints the counts for `dir` (default: this checkout) — point it at a
+ * CLI: `bun run ./tests/code-health.ts [dir]` prints the counts for `dir` (default: this checkout) — point it at a
  * `git worktree` of an older commit to get its "before" figures.
  */
 import { readdirSync, readFileSync } from "node:fs";

@@ -26,35 +26,27 @@ import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { RuntimeMetrics } from "./metrics.ts";
 import { race } from "./race.ts";
+import { Term } from "./_leader-term.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { apiVersionOf, LEASES } from "../kube/resources.ts";
-import type { KubeClient, KubeObject } from "../kube/types.ts";
+import type { KubeClient } from "../kube/types.ts";
+import {
+  JITTER_FACTOR,
+  microTime,
+  type Lease,
+  type LeaderElectionConfig,
+  type LeaseSpec,
+  validateLeaderElectionConfig,
+} from "./_leader-config.ts";
 
-export interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-export interface Lease extends KubeObject {
-  spec?: LeaseSpec;
-}
-
-export interface LeaderElectionConfig {
-  leaseName: string;
-  namespace: string;
-  /** Unique per replica, e.g. the pod name. */
-  identity: string;
-  /** Default 15 000 (client-go). Whole seconds are written to the Lease (rounded up). */
-  leaseDurationMs?: number;
-  /** Default 10 000. */
-  renewDeadlineMs?: number;
-  /** Default 2 000. */
-  retryPeriodMs?: number;
-  /** Release the Lease when the run signal aborts. Default true. */
-  releaseOnCancel?: boolean;
-}
+export {
+  type Lease,
+  type LeaderElectionConfig,
+  LeaderElectionConfigError,
+  type LeaseSpec,
+  microTime,
+  validateLeaderElectionConfig,
+} from "./_leader-config.ts";
 
 export interface LeaderCallbacks {
   /** Runs when leadership is acquired; `signal` aborts when it ends. Shutdown waits for its promise. */
@@ -81,91 +73,7 @@ export interface LeaderElectorOptions {
   random?: () => number;
 }
 
-export class LeaderElectionConfigError extends Error {
-  override readonly name = "LeaderElectionConfigError";
-}
-
-/** client-go's JitterFactor for the acquire retry; renewDeadline must exceed retryPeriod times this. */
-const JITTER_FACTOR = 1.2;
-
-export function validateLeaderElectionConfig(c: LeaderElectionConfig): Required<LeaderElectionConfig> {
-  const r = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, releaseOnCancel: true, ...c };
-  const fail = (m: string) => {
-    throw new LeaderElectionConfigError(`leader election: ${m}`);
-  };
-  if (!r.leaseName) fail('the lease name is empty; set it (e.g. "<operator>-leader")');
-  if (!r.namespace) fail("the lease namespace is empty; set it to the operator's namespace");
-  if (!r.identity) fail("the identity is empty; set it to something unique per replica, such as the pod name");
-  if (!(r.retryPeriodMs > 0)) fail(`retryPeriodMs must be > 0, got ${r.retryPeriodMs}`);
-  if (!(r.leaseDurationMs >= 1000))
-    fail(`leaseDurationMs must be at least 1000 (the Lease holds whole seconds), got ${r.leaseDurationMs}`);
-  if (!(r.leaseDurationMs > r.renewDeadlineMs)) {
-    fail(
-      `leaseDurationMs (${r.leaseDurationMs}) must be greater than renewDeadlineMs (${r.renewDeadlineMs}): ` +
-        "a leader must give up before others may take over",
-    );
-  }
-  if (!(r.renewDeadlineMs > JITTER_FACTOR * r.retryPeriodMs)) {
-    fail(
-      `renewDeadlineMs (${r.renewDeadlineMs}) must be greater than ${JITTER_FACTOR} × retryPeriodMs ` +
-        `(${r.retryPeriodMs}): leave room for more than one renewal try`,
-    );
-  }
-  return r;
-}
-
-/** metav1.MicroTime: RFC 3339 with exactly six fractional digits (the API server rejects three). */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-/**
- * One term of leadership: the work started on acquire, and when renewing should stop.
- * - `work` aborts when the work must stop: shutdown requested, the work failed, or the term ended (lost).
- * - `renewing` aborts when renewing should stop: the work failed, or shutdown was requested and the work drained.
- */
-class Term {
-  readonly #work = new AbortController();
-  readonly #renewing = new AbortController();
-  readonly #shutdown: AbortSignal;
-  readonly #onShutdown: () => void;
-  /** Set when onStartedLeading threw or rejected. */
-  workError: unknown;
-
-  constructor(
-    shutdown: AbortSignal,
-    start: (signal: AbortSignal) => void | Promise<void>,
-    onFail: (e: unknown) => void,
-  ) {
-    this.#shutdown = shutdown;
-    const drained = Promise.resolve()
-      .then(() => start(this.#work.signal))
-      .catch((e: unknown) => {
-        this.workError = e ?? new Error("onStartedLeading failed");
-        onFail(e);
-        this.#work.abort();
-        this.#renewing.abort();
-      });
-    this.#onShutdown = () => {
-      this.#work.abort();
-      void drained.then(() => this.#renewing.abort());
-    };
-    if (shutdown.aborted) this.#onShutdown();
-    else shutdown.addEventListener("abort", this.#onShutdown, { once: true });
-  }
-
-  get renewing(): AbortSignal {
-    return this.#renewing.signal;
-  }
-
-  /** Stops the work (if still running) and forgets the shutdown signal. */
-  end(): void {
-    this.#shutdown.removeEventListener("abort", this.#onShutdown);
-    this.#work.abort();
-  }
-}
 
 /**
  * client-go's LeaderElector: `run` = acquire → renew → release, each a method, with `tryAcquireOrRenew` the one
