@@ -5,10 +5,10 @@
  * - Direction: `cli → operator, install → runtime → kube`, skipping layers downwards allowed; `api` is
  *   imported by operator, install and cli (and the build scripts), never by runtime, kube or server, and
  *   imports only types from kube; server imports nothing from operator, install, cli or api; kube imports
- *   only kube. src/kube/resources.ts (resource identities, pure data) may be loaded by every part, api included.
- *   MAY_IMPORT below is the whole rule. Type-only and dynamic imports count too: a layer
+ *   only kube. MAY_IMPORT below is the whole rule. Type-only and dynamic imports count too: a layer
  *   that needs a type from above is as coupled as one that calls it.
  * - Only src/kube/ imports @kubernetes/client-node.
+ * - src/kube/resources.ts (resource identities, pure data) may be loaded by every part, api included.
  * - Shipped code never imports a test double (`_fake-*.ts`, `_test-*.ts`).
  * - Cold start: the modules src/main.ts loads statically (import and `export ... from`, not `import type`,
  *   not dynamic import()) never reach @kubernetes/client-node, consola, valibot or js-yaml: those load inside the
@@ -39,8 +39,6 @@ const MAY_IMPORT: Record<Part, readonly Part[]> = {
 };
 /** Edges allowed only as `import type`: api is pure, it may name kube's types but not load kube. */
 const TYPE_ONLY: readonly [Part, Part][] = [["api", "kube"]];
-/** Pure data every part may load, whatever TYPE_ONLY says: the one home of the resource identities. */
-const SHARED_DATA: readonly string[] = ["kube/resources.ts"];
 const ONLY_KUBE_PACKAGE = "@kubernetes/client-node";
 const NOT_AT_STARTUP = ["@kubernetes/client-node", "consola", "valibot", "js-yaml"];
 
@@ -84,6 +82,9 @@ function target(from: string, spec: string): { file: string } | { pkg: string } 
     return { pkg: spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] ?? spec) };
   return { file: posix.normalize(posix.join(posix.dirname(from), spec)) };
 }
+
+/** Pure data every part may load, whatever TYPE_ONLY says: the one home of the resource identities. */
+const SHARED_DATA: readonly string[] = ["kube/resources.ts"];
 
 /** Every broken rule, one sentence each. `files` maps paths under src/ to their source. */
 function layeringProblems(files: ReadonlyMap<string, string>): string[] {

@@ -20,6 +20,9 @@ import type { Clock } from "../runtime/clock.ts";
 import { deniedChecks, describeChecks, type AccessCheck } from "./access.ts";
 import { displayName, resourceOf } from "./manifests.ts";
 
+/** devctl's field manager (api/names.ts), under the name install's modules import. */
+export { DEVCTL_FIELD_MANAGER as FIELD_MANAGER };
+
 export const CRD_POLL_MS = 250;
 
 export class InstallError extends Error {

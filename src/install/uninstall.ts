@@ -12,11 +12,20 @@
  */
 import { CRD_NAME, DEPLOYMENT_RESOURCE, KIND, SERVICE_RESOURCE, WEBAPP_RESOURCE, API_VERSION } from "../api/webapp.ts";
 import { MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
-import { DEVCTL_FIELD_MANAGER } from "../api/names.ts";
 import { isNotFound } from "../kube/errors.ts";
-import { CRDS, LEASES, NAMESPACES, qualifiedName } from "../kube/resources.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
-import { buildManifests, defaultImage, displayName, LEASE_NAME, resourceOf } from "./manifests.ts";
+import { FIELD_MANAGER } from "./apply.ts";
+import { buildManifests, defaultImage, displayName, INSTALL_RESOURCES, LEASE_NAME, resourceOf } from "./manifests.ts";
+
+const LEASES: ResourceType = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
+const CRDS = INSTALL_RESOURCES.CustomResourceDefinition as ResourceType;
+const NAMESPACES = INSTALL_RESOURCES.Namespace as ResourceType;
 
 export type DeleteAction = "deleted" | "not found" | "kept" | "already being deleted";
 
@@ -64,7 +73,7 @@ export function namespaceIsOurs(ns: KubeObject): boolean {
   if (ns.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DEVCTL) return false;
   if (/^(default|kube-.*)$/.test(ns.metadata.name ?? "")) return false;
   const managers = (ns.metadata.managedFields ?? []) as { manager?: string }[];
-  return managers.every((m) => m.manager === DEVCTL_FIELD_MANAGER);
+  return managers.every((m) => m.manager === FIELD_MANAGER);
 }
 
 export interface UninstallOptions {
@@ -94,7 +103,7 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
     if (obj.kind === "CustomResourceDefinition" || obj.kind === "Namespace") continue;
     await remove(resourceOf(obj), obj.metadata.name as string, obj.metadata.namespace, displayName(obj));
   }
-  await remove(LEASES, LEASE_NAME, namespace, qualifiedName(LEASES, LEASE_NAME));
+  await remove(LEASES, LEASE_NAME, namespace, `lease.coordination.k8s.io/${LEASE_NAME}`);
 
   let ns: KubeObject | undefined;
   try {
@@ -112,7 +121,7 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
       note: "it was not created by devctl alone (other tools wrote to it); delete it yourself if it is no longer needed",
     });
 
-  const crd = qualifiedName(CRDS, CRD_NAME);
+  const crd = `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`;
   if (o.deleteCrd) await remove(CRDS, CRD_NAME, undefined, crd);
   else
     report({ name: crd, action: "kept", note: "WebApps stay; pass --delete-crd to remove the CRD and every WebApp" });

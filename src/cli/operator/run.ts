@@ -2,7 +2,6 @@
 import { defineCommand } from "citty";
 import { clusterArgs } from "../_global.ts";
 import { parseChoice, parseDuration, parsePositiveInt } from "../_flags.ts";
-import { LEASE_NAME } from "../../api/names.ts";
 
 export default defineCommand({
   meta: {
@@ -23,7 +22,7 @@ Examples:
     },
     concurrency: { type: "string", default: "4", description: "Maximum concurrent reconciles" },
     "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
-    "lease-name": { type: "string", default: LEASE_NAME, description: "Name of the leader-election Lease" },
+    "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
     "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
     "lease-duration": { type: "string", default: "15s", description: "How long a lease is valid without renewal" },
     "renew-deadline": {
