@@ -4,8 +4,10 @@
  * - Long functions: every function, arrow, method, accessor or constructor spanning more than `maxLines` lines,
  *   from its first token to its closing brace, nested ones counted on their own as well.
  * - Long lines: lines longer than `maxChars` characters.
- * - Duplicated constants: a top-level UPPER_CASE `const` name declared in more than one file, and each
- *   identity in IDENTITIES (lease name, API groups and paths) written as a literal in more than one file.
+ * - Duplicated constants: a top-level UPPER_CASE `const` name declared in more than one file; each identity in
+ *   IDENTITIES (lease name, API groups and paths) written as a literal in more than one file; and each resource
+ *   type (by plural) defined in more than one file, whether as `{ ..., plural: "leases" }` or as
+ *   `resource(group, version, "leases", ...)` (kube/resources.ts's builder), under whatever constant name.
  * Read with the TypeScript compiler's parser, so strings, comments and template literals are told apart.
  * CLI: `bun run ./tests/code-health.ts [dir]` prints the counts for `dir` (default: this checkout) — point it at a
  * `git worktree` of an older commit to get its "before" figures.
@@ -104,6 +106,24 @@ function topLevelConstants(sf: ts.SourceFile): string[] {
   return names;
 }
 
+/** The plurals of the resource types `sf` defines. */
+function resourceTypesIn(sf: ts.SourceFile): string[] {
+  const out: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isObjectLiteralExpression(node)) {
+      for (const p of node.properties)
+        if (ts.isPropertyAssignment(p) && p.name.getText(sf) === "plural" && ts.isStringLiteral(p.initializer))
+          out.push(p.initializer.text);
+    } else if (ts.isCallExpression(node) && node.expression.getText(sf) === "resource") {
+      const plural = node.arguments[2];
+      if (plural && ts.isStringLiteral(plural)) out.push(plural.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
 function literalsIn(sf: ts.SourceFile): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node) => {
@@ -124,6 +144,7 @@ export function measure(root: string, maxLines = 80, maxChars = 150): Health {
   const longLines: LongLine[] = [];
   const constants = new Map<string, Set<string>>();
   const identities = new Map<string, Set<string>>(IDENTITIES.map((i) => [i, new Set()]));
+  const resourceTypes = new Map<string, Set<string>>();
   for (const file of files) {
     const text = readFileSync(join(root, file), "utf8");
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -132,10 +153,14 @@ export function measure(root: string, maxLines = 80, maxChars = 150): Health {
       if (l.length > maxChars) longLines.push({ file, line: i + 1, chars: l.length });
     });
     for (const c of topLevelConstants(sf)) constants.set(c, (constants.get(c) ?? new Set()).add(file));
+    for (const plural of resourceTypesIn(sf)) {
+      const what = `resource type ${plural}`;
+      resourceTypes.set(what, (resourceTypes.get(what) ?? new Set()).add(file));
+    }
     const literals = literalsIn(sf);
     for (const id of IDENTITIES) if (literals.some((l) => l.includes(id))) identities.get(id)?.add(file);
   }
-  const duplicates = [...constants, ...identities]
+  const duplicates = [...constants, ...identities, ...resourceTypes]
     .filter(([, where]) => where.size > 1)
     .map(([what, where]) => ({ what, files: [...where].sort() }));
   return { files: files.length, longFunctions, longLines, duplicates };
