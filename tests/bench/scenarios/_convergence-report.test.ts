@@ -75,5 +75,7 @@ test("charts: a convergence curve per N with devctl, the peer and the floor, and
   ]);
   for (const name of ["devctl", "Go peer", "floor (Deployments Available)"])
     expect(c[1]?.svg).toContain(`data-name="${name}"`);
-  expect(c[2]?.svg).toContain("MiB");
+  // RSS from 60 to 64 MiB: the axis runs to 100 MiB in steps of 20 MiB
+  expect(c[2]?.svg).toContain(">100 MiB</text>");
+  expect(c[2]?.svg).toContain(">20 MiB</text>");
 });

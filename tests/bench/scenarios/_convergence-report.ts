@@ -173,9 +173,13 @@ export function charts(runs: Map<number, Repeat[]>, impls: readonly OperatorImpl
         title: `Operator RSS while converging ${n} WebApps (last repeat)`,
         xLabel: "time since the first create",
         yLabel: "RSS",
-        series: impls.map((i) => ({ name: IMPL_LABEL[i], points: last.ops[i]?.rssCurve ?? [] })),
+        // In MiB, so the axis ticks are round numbers of MiB.
+        series: impls.map((i) => ({
+          name: IMPL_LABEL[i],
+          points: (last.ops[i]?.rssCurve ?? []).map(([t, b]): [number, number] => [t, b / 2 ** 20]),
+        })),
         formatX: seconds,
-        formatY: (b) => `${fmt(b / 2 ** 20, 0)} MiB`,
+        formatY: (mib) => `${mib} MiB`,
       }),
     });
   }
