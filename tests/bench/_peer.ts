@@ -21,8 +21,8 @@ export const PEER_BINARY_NAME = "webapp-operator";
 
 /** controller-runtime's version as go.mod pins it, e.g. "v0.24.1". */
 export function peerVersion(goMod = readFileSync(join(PEER_DIR, "go.mod"), "utf8")): string {
-  const m = /^\s*sigs\.k8s\.io\/controller-runtime\s+(v\S+)/m.exec(goMod);
-  if (!m?.[1]) throw new Error(`${PEER_DIR}/go.mod does not require sigs.k8s.io/controller-runtime`);
+  const m = /^\s*(?:require\s+)?sigs\.k8s\.io\/controller-runtime\s+(v\S+)/m.exec(goMod);
+  if (!m?.[1]) throw new Error("the Go peer's go.mod does not require sigs.k8s.io/controller-runtime");
   return m[1];
 }
 
@@ -48,17 +48,26 @@ export interface PeerBuild {
   buildMs?: number;
 }
 
-/** The peer's binary, built first if the cache does not hold it for the current key. */
-export async function ensurePeer(log: (line: string) => void): Promise<PeerBuild> {
-  const dir = join(peerCacheRoot(), peerKey());
+/**
+ * The peer's binary, built first if the cache does not hold it for the current key. `where` is for
+ * tests: another module directory and cache root.
+ */
+export async function ensurePeer(
+  log: (line: string) => void,
+  where: { source?: string; cacheRoot?: string } = {},
+): Promise<PeerBuild> {
+  const source = where.source ?? PEER_DIR;
+  const dir = join(where.cacheRoot ?? peerCacheRoot(), peerKey(source));
   const binary = join(dir, PEER_BINARY_NAME);
   if (existsSync(binary)) return { binary };
   await mkdir(dir, { recursive: true });
   const tmp = `${binary}.tmp-${process.pid}`;
-  log(`building the Go peer (controller-runtime ${peerVersion()}) into ${dir}`);
+  log(
+    `building the Go peer (controller-runtime ${peerVersion(readFileSync(join(source, "go.mod"), "utf8"))}) into ${dir}`,
+  );
   const started = performance.now();
   const child = Bun.spawn(["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", tmp, "."], {
-    cwd: PEER_DIR,
+    cwd: source,
     env: { ...process.env, CGO_ENABLED: "0", PATH: `${process.env.PATH ?? ""}:/usr/local/go/bin` },
     stdin: "ignore",
     stdout: "pipe",
@@ -71,7 +80,7 @@ export async function ensurePeer(log: (line: string) => void): Promise<PeerBuild
   ]);
   if (code !== 0) {
     await rm(tmp, { force: true });
-    throw new Error(`go build of the Go peer failed (exit ${code}) in ${PEER_DIR}:\n${out}${err}`);
+    throw new Error(`go build of the Go peer failed (exit ${code}) in ${source}:\n${out}${err}`);
   }
   await rename(tmp, binary);
   const buildMs = performance.now() - started;
