@@ -5,13 +5,13 @@
  * (6/4/1 s) so that failovers fit, then every invariant of the long soak. Skips itself on an
  * external cluster: it restarts, freezes and compacts the local control plane.
  */
-import { expect, test } from "bun:test";
-import { usingLocalCluster } from "../cluster/env.ts";
+import { expect } from "bun:test";
+import { LOCAL_CONTROL_PLANE, testWhen } from "../_skip.ts";
 import { FAULT_KINDS } from "../chaos/faults.ts";
 import { DEFAULT_SOAK, runSoak } from "../chaos/run.ts";
 import { formatSummary } from "../chaos/summary.ts";
 
-test.skipIf(!usingLocalCluster())(
+testWhen(LOCAL_CONTROL_PLANE)(
   "a short soak: 40 WebApps under churn and every kind of fault converge, and every invariant holds (the garbage collector's known gap is reported, not failed)",
   async () => {
     const seed = Math.floor(Math.random() * 1e9);
