@@ -1,7 +1,7 @@
 /**
  * Wires the WebApp operator as runnables of one runtime Manager (runtime/manager.ts owns the lifecycle): informers
  * for WebApps and the Deployments and Services we label as ours, the health/metrics servers and the event
- * recorder on every replica; the WebApp controller only while leading. A second controller or a webhook is one
+ * recorder on every replica; the WebApp controller and the orphan collector (orphans.ts) only while leading. A second controller or a webhook is one
  * more `manager.add`.
  * - preflight first: the WebApp API must be served and listable, else OperatorError (exit 1);
  * - a lost lease is exit code 1 (the process must restart: another replica may be reconciling already);
@@ -25,6 +25,7 @@ import { Manager, type ManagerOutcome, type Runnable } from "../runtime/manager.
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { startServer } from "../server/http.ts";
 import { MANAGED_BY_VALUE } from "./desired.ts";
+import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
 export const CONTROLLER_NAME = "webapp";
@@ -100,6 +101,18 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     needLeaderElection: true,
     start: (leading) => controller.run(leading, { graceMs: opts.shutdownTimeoutMs }),
   });
+  const orphans = createOrphanCollector({
+    client,
+    webapps: caches.webapps,
+    children: [
+      { rt: DEPLOYMENT_RESOURCE, source: caches.deployments },
+      { rt: SERVICE_RESOURCE, source: caches.services },
+    ],
+    recorder,
+    clock,
+    logger: log,
+  });
+  manager.add({ description: "orphan collector", needLeaderElection: true, start: (leading) => orphans.run(leading) });
   return exitCode(await manager.run(signal), log);
 }
 
