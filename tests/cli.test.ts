@@ -217,9 +217,10 @@ describe("devctl webapp", () => {
     expect(yaml.metadata.uid).toBe(stored.metadata.uid);
   }, 30_000);
 
-  test("create refuses a port out of range naming spec.port, and creates nothing", async () => {
+  test("create refuses a port out of range naming spec.port (exit 2), and creates nothing", async () => {
     const r = devctl(["webapp", "create", "bad-port", "-n", apps.name, "--image", "nginx:1.25", "--port", "70000"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
     expect(r.stderr).toContain("spec.port (--port): must be at most 65535 (got 70000)");
     expect(await getOrUndefined(WEBAPPS, "bad-port", apps.name)).toBeUndefined();
   });
@@ -227,7 +228,10 @@ describe("devctl webapp", () => {
   test("a missing required flag is a usage error (exit 2)", () => {
     const r = devctl(["webapp", "create", "no-port", "-n", apps.name, "--image", "nginx:1.25"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Missing required argument: --port");
+    expect(r.stderr).toBe(
+      "error: required flag --port of \"devctl webapp create\" is not set\nsee 'devctl webapp create --help'\n",
+    );
+    expect(r.stdout).toBe("");
   });
 
   test("create --dry-run prints the WebApp as YAML and creates nothing", async () => {
