@@ -81,7 +81,8 @@ async function walk(root: AnyCommand, words: readonly string[], at: string[], he
 }
 
 async function printHelp(cmd: AnyCommand, path: string[]): Promise<void> {
-  const width = Math.min(process.stdout.isTTY ? (process.stdout.columns ?? HELP_WIDTH) : HELP_WIDTH, HELP_WIDTH);
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  const width = columns && columns >= 40 ? Math.min(columns, HELP_WIDTH) : HELP_WIDTH;
   process.stdout.write(renderHelp(await helpEntry(cmd, path), stdoutStyles(), width));
 }
 
