@@ -264,6 +264,118 @@ describe("devctl webapp", () => {
   });
 });
 
+describe("kubectl's output formats and verbs", () => {
+  let ns: { name: string; drop: () => Promise<void> };
+  beforeAll(async () => {
+    ns = await tempNamespace("cli-formats");
+    cleanups.push(() => ns.drop());
+    for (const [name, labels] of [
+      ["alpha", { team: "payments" }],
+      ["beta", { team: "search" }],
+    ] as const)
+      await kube.create(WEBAPPS, {
+        apiVersion: "apps.example.com/v1",
+        kind: "WebApp",
+        metadata: { name, namespace: ns.name, labels },
+        spec: { image: "nginx:1.25", replicas: 2, port: 80 },
+      });
+  });
+  const inNs = (...args: string[]) => devctl([...args, "-n", ns.name]);
+
+  test("list and get print name, json, yaml and jsonpath exactly, and -l selects", async () => {
+    const live = await kube.list<WebAppLike>(WEBAPPS, { namespace: ns.name });
+    const names = live.items.map((w) => w.metadata.name).sort();
+    expect(names).toEqual(["alpha", "beta"]);
+    expect(inNs("webapp", "list", "-o", "name")).toEqual({
+      code: 0,
+      stdout: "webapp.apps.example.com/alpha\nwebapp.apps.example.com/beta\n",
+      stderr: "",
+    });
+    expect(inNs("webapp", "list", "-l", "team=payments", "-o", "name").stdout).toBe("webapp.apps.example.com/alpha\n");
+    expect(inNs("webapp", "list", "-o", "jsonpath={.items[*].metadata.name}")).toEqual({
+      code: 0,
+      stdout: "alpha beta",
+      stderr: "",
+    });
+    expect(inNs("webapp", "get", "beta", "-o", "jsonpath={.spec.port}").stdout).toBe("80");
+    const json = JSON.parse(inNs("webapp", "list", "-o", "json").stdout);
+    expect(json.kind).toBe("List");
+    expect(json.items.map((w: WebAppLike) => w.metadata.uid)).toEqual(live.items.map((w) => w.metadata.uid));
+    expect(json.items[0].metadata.managedFields).toBeUndefined();
+    const yaml = Bun.YAML.parse(inNs("webapp", "list", "-o", "yaml").stdout) as { items: WebAppLike[] };
+    expect(yaml.items.map((w) => w.metadata.name)).toEqual(names);
+    expect(inNs("webapp", "list", "-o", "name", "-l", "team=nobody")).toEqual({ code: 0, stdout: "", stderr: "" });
+    // Same as kubectl get -o name / jsonpath.
+    expect(inNs("webapp", "list", "-o", "name").stdout).toBe(
+      kubectl(["get", "wa", "-n", ns.name, "-o", "name"]).stdout,
+    );
+    const wide = lines(inNs("webapp", "list", "-o", "wide").stdout);
+    expect(wide[0]).toMatch(/^NAME +IMAGE +DESIRED +READY +AVAILABLE +AGE +PORT +PROGRESSING +DEGRADED$/);
+  });
+
+  test("--watch prints the current rows, then one row per change", async () => {
+    const proc = Bun.spawn([DEVCTL, "webapp", "list", "-n", ns.name, "--watch", "-o", "name"], {
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let seen = "";
+    void (async () => {
+      const d = new TextDecoder();
+      for await (const c of proc.stdout as ReadableStream<Uint8Array>) seen += d.decode(c, { stream: true });
+    })();
+    await eventually(() => seen.split("\n").length > 2, 10_000, "the first rows");
+    expect(inNs("webapp", "scale", "alpha", "--replicas", "3").stdout).toBe("webapp.apps.example.com/alpha scaled\n");
+    await eventually(() => seen.split("\n").length > 3, 10_000, "a row for the change");
+    proc.kill("SIGINT");
+    await proc.exited;
+    expect(seen.split("\n").slice(0, 3)).toEqual([
+      "webapp.apps.example.com/alpha",
+      "webapp.apps.example.com/beta",
+      "webapp.apps.example.com/alpha",
+    ]);
+  });
+
+  test("scale and delete with --dry-run=server change nothing; without it they do", async () => {
+    expect(inNs("webapp", "scale", "beta", "--replicas", "7", "--dry-run=server").stdout).toBe(
+      "webapp.apps.example.com/beta scaled (server dry run)\n",
+    );
+    expect((await kube.get<WebAppLike>(WEBAPPS, "beta", ns.name)).spec.replicas).toBe(2);
+    expect(inNs("webapp", "delete", "beta", "--dry-run=server").stdout).toBe(
+      'webapp.apps.example.com "beta" deleted (server dry run)\n',
+    );
+    expect(await getOrUndefined(WEBAPPS, "beta", ns.name)).toBeDefined();
+    expect(inNs("webapp", "create", "gamma", "--image", "nginx", "--port", "80", "--dry-run=server")).toEqual({
+      code: 0,
+      stdout: "webapp.apps.example.com/gamma created (server dry run)\n",
+      stderr: "",
+    });
+    expect(await getOrUndefined(WEBAPPS, "gamma", ns.name)).toBeUndefined();
+    expect(inNs("webapp", "delete", "beta").stdout).toBe('webapp.apps.example.com "beta" deleted\n');
+    expect(await getOrUndefined(WEBAPPS, "beta", ns.name)).toBeUndefined();
+    expect(inNs("webapp", "delete", "beta").code).toBe(1);
+    expect(inNs("webapp", "delete", "beta", "--ignore-not-found")).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  test("describe shows spec, conditions and events", async () => {
+    const r = inNs("webapp", "describe", "alpha");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Name:         alpha\nNamespace:    ${ns.name}\nLabels:       team=payments\n`);
+    expect(r.stdout).toContain("Spec:\n  Image:     nginx:1.25\n  Replicas:  3\n  Port:      80\n");
+    expect(r.stdout).toMatch(/\nConditions:\n/);
+    expect(r.stdout).toMatch(/\nEvents:/);
+  });
+
+  test("version -o json names the client, the server and the operator (not installed here)", () => {
+    const r = devctl(["version", "-o", "json", "-n", `${ns.name}-none`]);
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.stdout);
+    expect(v.clientVersion.version).toBe(version);
+    expect(v.serverVersion.gitVersion).toMatch(/^v\d+\.\d+\.\d+/);
+    expect(v.operatorVersion).toEqual({ namespace: `${ns.name}-none` });
+  });
+});
+
 describe("help", () => {
   test("every command has --help with examples (exit 0)", () => {
     const commands = [
