@@ -366,6 +366,14 @@ describe("kubectl's output formats and verbs", () => {
     expect(r.stdout).toMatch(/\nEvents:/);
   });
 
+  test("operator logs without a leader says why, exit 1", () => {
+    const r = devctl(["operator", "logs", "-n", ns.name]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(r.stderr).toBe(
+      `error: no Lease ${ns.name}/webapp-operator-lock: the operator is not installed in namespace ${ns.name} or has never run there (devctl operator status -n ${ns.name})\n`,
+    );
+  });
+
   test("version -o json names the client, the server and the operator (not installed here)", () => {
     const r = devctl(["version", "-o", "json", "-n", `${ns.name}-none`]);
     expect(r.code).toBe(0);
