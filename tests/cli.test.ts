@@ -144,6 +144,26 @@ describe("devctl operator install", () => {
     expect(lines(dry.stdout).length).toBe(8);
   }, 30_000);
 
+  test("--dry-run=server has the API server check every object of an installed operator: all unchanged", async () => {
+    const before = await kube.get(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
+    const r = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE, "--dry-run=server"]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(lines(r.stdout).length).toBe(8);
+    expect(lines(r.stdout).filter((l) => !l.endsWith(" unchanged (server dry run)"))).toEqual([]);
+    const other = devctl([
+      "operator",
+      "install",
+      "-n",
+      INSTALL_NS,
+      "--image",
+      "example.com/other:1",
+      "--dry-run=server",
+    ]);
+    expect(lines(other.stdout)).toContain("deployment.apps/webapp-operator configured (server dry run)");
+    const after = await kube.get(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
   test("--dry-run prints what would be applied and applies nothing", async () => {
     const ns = `${INSTALL_NS}-dry`;
     const r = devctl(["operator", "install", "--dry-run", "-n", ns]);

@@ -13,7 +13,7 @@ import {
 } from "../../install/manifests.ts";
 import { clientFrom, connectionArgs } from "../_global.ts";
 import { info, out } from "../_output.ts";
-import { durationFlag, intFlag, parseDuration, parsePositiveInt } from "../_flags.ts";
+import { dryRunFlag, durationFlag, intFlag, parseDuration, parsePositiveInt } from "../_flags.ts";
 import { UsageError } from "../_errors.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
@@ -59,15 +59,12 @@ export default defineCommand({
 Examples:
   devctl operator install --wait
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
-  devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing`,
+  devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing
+  devctl operator install --dry-run=server                     # the API server checks it, stores nothing`,
   },
   args: {
     ...manifestArgs,
-    "dry-run": {
-      type: "boolean",
-      default: false,
-      description: "Print the objects that would be applied (YAML) and apply nothing",
-    },
+    "dry-run": dryRunFlag("client: print the objects as YAML, apply nothing; server: the API server checks each apply"),
     wait: {
       type: "boolean",
       default: false,
@@ -82,13 +79,19 @@ Examples:
     const opts = installOptionsFrom(args);
     const timeoutMs = parseDuration(args.timeout, "timeout");
     const objects = buildManifests(opts);
-    if (args["dry-run"]) {
+    if (args["dry-run"] === "client") {
       const { toYamlDocuments } = await import("../../api/yaml.ts");
       process.stdout.write(toYamlDocuments(objects));
       info(`# dry run: ${objects.length} objects printed, nothing applied`);
       return;
     }
     const client = await clientFrom(args);
+    if (args["dry-run"] === "server") {
+      const { serverDryRun } = await import("./_server-dry-run.ts");
+      for (const l of await serverDryRun(client, objects))
+        out(`${l.name} ${l.action} (server dry run${l.note ? `: ${l.note}` : ""})`);
+      return;
+    }
     const { applyAll } = await import("../../install/apply.ts");
     info(
       `installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`,
