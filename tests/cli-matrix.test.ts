@@ -345,3 +345,18 @@ describe("colour only on a terminal", () => {
     expect(dry.stdout).not.toContain(ESC);
   });
 });
+
+describe("as a kubectl plugin", () => {
+  test("a kubectl-devctl link on the PATH runs as `kubectl devctl`, with the same output and exit codes", async () => {
+    const bin = join(scratch, "bin");
+    Bun.spawnSync(["mkdir", "-p", bin]);
+    Bun.spawnSync(["ln", "-sf", DEVCTL, join(bin, "kubectl-devctl")]);
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const viaKubectl = (args: string[]) => {
+      const r = Bun.spawnSync(["kubectl", "devctl", ...args], { env: { ...process.env, ...ENV, ...env } });
+      return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+    };
+    expect(viaKubectl(["version", "--client"])).toEqual(await run(["version", "--client"]));
+    expect(viaKubectl(["webapp", "lsit"])).toEqual(await run(["webapp", "lsit"]));
+  });
+});
