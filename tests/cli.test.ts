@@ -386,6 +386,13 @@ describe("kubectl's output formats and verbs", () => {
     expect(r.stdout).toMatch(/\nEvents:/);
   });
 
+  test("--request-timeout bounds each request", () => {
+    const r = inNs("webapp", "list", "--request-timeout", "1ms");
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(r.stderr).toMatch(/^error: .*no answer from https:\/\/\S+ within 1 ms/);
+    expect(inNs("webapp", "list", "--request-timeout", "0", "-o", "name").code).toBe(0);
+  });
+
   test("operator logs without a leader says why, exit 1", () => {
     const r = devctl(["operator", "logs", "-n", ns.name]);
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });

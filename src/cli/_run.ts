@@ -122,7 +122,11 @@ export async function run(root: AnyCommand, argv: readonly string[]): Promise<nu
       process.stderr.write(`${red("error:")} ${err.message}\nsee '${at.join(" ")} --help'\n`);
       return 2;
     }
-    process.stderr.write(`${red("error:")} ${err?.message ?? String(e)}\n`);
+    // An API server's message may carry raw newlines (admission webhooks, validation lists): one line.
+    const message = err?.message ?? String(e);
+    process.stderr.write(
+      `${red("error:")} ${err?.name === "KubeError" ? message.replace(/\s*\n\s*/g, " ") : message}\n`,
+    );
     if (process.env.DEVCTL_DEBUG && err?.stack) process.stderr.write(`${err.stack}\n`);
     return 1;
   }
