@@ -5,7 +5,9 @@
  * this file): an unknown flag, a misspelt flag, a missing and an extra positional argument, a bad value for
  * every typed flag (durations, numbers, choices, booleans, -o), --help and `devctl help ...`; on a pipe,
  * on a pseudo-terminal (`script`), and with NO_COLOR. None of these needs a cluster: they fail before any
- * request (an unreachable kubeconfig proves it: a request would be exit 1, not 2). Cases run in parallel.
+ * request (an unreachable kubeconfig proves it: a request would be exit 1, not 2). The full matrix runs the
+ * entry in process (fast); two cases per command, the terminal cases and the plugin case run the
+ * compiled executable, in parallel.
  * The -o formats against a cluster are in the last block.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -14,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ArgDef, ArgsDef } from "citty";
 import { bareValueOf, parserOf } from "../src/cli/_flags.ts";
-import { type AnyCommand, argsOf, subCommandsOf } from "../src/cli/_run.ts";
+import { type AnyCommand, argsOf, run as runEntry, subCommandsOf } from "../src/cli/_run.ts";
 import { suggest } from "../src/cli/_suggest.ts";
 import { devctl as root } from "../src/cli/index.ts";
 
@@ -195,10 +197,44 @@ async function inParallel<T>(items: readonly T[], n: number, fn: (t: T) => Promi
   );
 }
 
-async function check(cases: readonly Case[]): Promise<number> {
+/**
+ * The entry run in this process (src/main.ts's `run`), stdout and stderr captured: the same code as the
+ * compiled executable without a process start (~150 ms each on this machine), so the whole matrix takes
+ * well under a second. One case at a time, as both streams are this process's; KUBECONFIG points nowhere
+ * meanwhile, so a case that parsed by mistake would fail with exit 1, not pass.
+ */
+async function runInProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
+  const saved = { out: process.stdout.write, err: process.stderr.write, env: { ...process.env } };
+  let stdout = "";
+  let stderr = "";
+  const capture = (append: (s: string) => void) =>
+    ((chunk: string | Uint8Array) => {
+      append(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+  for (const [k, v] of Object.entries({ ...ENV, ...env })) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  process.stdout.write = capture((s) => (stdout += s));
+  process.stderr.write = capture((s) => (stderr += s));
+  process.exitCode = 0;
+  try {
+    const code = await runEntry(root, args);
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = saved.out;
+    process.stderr.write = saved.err;
+    process.exitCode = 0;
+    for (const k of Object.keys(process.env)) if (!(k in saved.env)) delete process.env[k];
+    Object.assign(process.env, saved.env);
+  }
+}
+
+async function check(cases: readonly Case[], via: "in-process" | "executable" = "in-process"): Promise<number> {
   const failures: string[] = [];
-  await inParallel(cases, 6, async (c) => {
-    const r = await run(c.args, c.env);
+  await inParallel(cases, via === "in-process" ? 1 : 6, async (c) => {
+    const r = via === "in-process" ? await runInProcess(c.args, c.env) : await run(c.args, c.env);
     try {
       if (typeof c.want === "function") c.want(r);
       else expect(r).toEqual(c.want);
@@ -229,7 +265,19 @@ describe("every command refuses what it does not know, before doing anything", (
   test("unknown and misspelt flags, missing and extra arguments, bad values, --help: exact output and exit code", async () => {
     const started = performance.now();
     const n = await check(all.flatMap(casesFor));
-    console.error(`${n} CLI cases on ${all.length} commands in ${Math.round(performance.now() - started)} ms`);
+    console.error(
+      `${n} CLI cases on ${all.length} commands in ${Math.round(performance.now() - started)} ms (in process)`,
+    );
+  }, 60_000);
+
+  test("the compiled executable answers exactly as the entry does in process (two cases per command)", async () => {
+    const started = performance.now();
+    const sample = all.flatMap((leaf) => {
+      const cases = casesFor(leaf);
+      return [cases[0], cases.at(-2)].filter((c): c is Case => c !== undefined);
+    });
+    const n = await check(sample, "executable");
+    console.error(`${n} CLI cases through dist/devctl in ${Math.round(performance.now() - started)} ms`);
   }, 60_000);
 
   test("unknown commands get a suggestion; groups and `help` print help on stdout", async () => {
