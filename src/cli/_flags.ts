@@ -81,3 +81,12 @@ export function dryRunFlag(description: string) {
   BARE.set(def, "client");
   return def;
 }
+
+/** A namespace name (a DNS-1123 label). */
+export function parseNamespaceName(value: string, flag: string): string {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value) || value.length > 63)
+    throw new UsageError(
+      `${dashed(flag)} "${value}" is not a valid namespace name (lower-case letters, digits and '-', at most 63 characters)`,
+    );
+  return value;
+}

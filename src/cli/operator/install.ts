@@ -13,16 +13,22 @@ import {
 } from "../../install/manifests.ts";
 import { clientFrom, connectionArgs } from "../_global.ts";
 import { info, out } from "../_output.ts";
-import { dryRunFlag, durationFlag, intFlag, parseDuration, parsePositiveInt } from "../_flags.ts";
+import {
+  dryRunFlag,
+  durationFlag,
+  intFlag,
+  parseDuration,
+  parseNamespaceName,
+  parsePositiveInt,
+  typed,
+} from "../_flags.ts";
 import { UsageError } from "../_errors.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
-export const operatorNamespaceArg = {
-  type: "string",
-  alias: "n",
-  default: DEFAULT_NAMESPACE,
-  description: "Namespace the operator is installed in",
-} as const;
+export const operatorNamespaceArg = typed(
+  { type: "string", alias: "n", default: DEFAULT_NAMESPACE, description: "Namespace the operator is installed in" },
+  parseNamespaceName,
+);
 
 /** The options shared by install and manifests. */
 export const manifestArgs = {
