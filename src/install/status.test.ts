@@ -11,6 +11,7 @@ const full: OperatorStatus = {
     ready: 2,
     updated: 2,
     available: 2,
+    rollout: { kind: "complete", reason: "RolloutComplete", message: "2 of 2 replicas ready and available" },
   },
   leader: {
     holder: "webapp-operator-7d9f-abc_1234",
@@ -29,10 +30,21 @@ describe("formatStatus", () => {
         "Version:   0.1.0",
         "Image:     ghcr.io/devctl/devctl:0.1.0",
         "Replicas:  2/2 ready (2 up to date, 2 available)",
+        "Rollout:   complete: 2 of 2 replicas ready and available",
         "Leader:    webapp-operator-7d9f-abc_1234, last renewed 2s ago at 2024-05-01T12:00:07.123456Z",
         "CRD:       webapps.apps.example.com (schema version 1, Established)",
         "WebApps:   4 in all namespaces: 2 Available, 1 Degraded, 1 Progressing, 1 without status yet",
       ].join("\n"),
+    );
+  });
+
+  test("a rollout past its deadline says so, as install --wait would", () => {
+    const failed: OperatorStatus["deployment"] = {
+      ...full.deployment!,
+      rollout: { kind: "failed", reason: "ProgressDeadlineExceeded", message: "progress deadline exceeded: x" },
+    };
+    expect(formatStatus({ ...full, deployment: failed }, NOW)).toContain(
+      "Rollout:   failed: progress deadline exceeded: x",
     );
   });
 

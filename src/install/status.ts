@@ -2,7 +2,7 @@
  * `devctl operator status`: what is installed and whether it works, read from the cluster.
  *
  * Properties:
- * - readStatus() only reads: the operator Deployment (version label, image, replicas), the
+ * - readStatus() only reads: the operator Deployment (version label, image, replicas, rollout state), the
  *   leader-election Lease (holder, last renew, and whether that renewal is still within the lease
  *   duration), the CRD, and every WebApp counted by its conditions.
  * - A missing part is a value (undefined), not an error: "not installed" is an answer.
@@ -16,6 +16,7 @@ import { humanDuration } from "./format.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
 import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";
+import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
 
 const LEASES: ResourceType = {
   group: "coordination.k8s.io",
@@ -27,7 +28,16 @@ const LEASES: ResourceType = {
 
 export interface OperatorStatus {
   namespace: string;
-  deployment?: { version: string; image: string; desired: number; ready: number; updated: number; available: number };
+  deployment?: {
+    version: string;
+    image: string;
+    desired: number;
+    ready: number;
+    updated: number;
+    available: number;
+    /** As `kubectl rollout status` judges it (readiness/deployment.ts), as `install --wait` does. */
+    rollout: RolloutState;
+  };
   leader?: { holder: string; renewTime?: string; leaseDurationSeconds: number };
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
@@ -78,6 +88,7 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       ready: dep.status?.readyReplicas ?? 0,
       updated: dep.status?.updatedReplicas ?? 0,
       available: dep.status?.availableReplicas ?? 0,
+      rollout: rolloutState(readDeployment(dep)),
     };
   }
   if (lease?.spec) {
@@ -108,6 +119,12 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
   return status;
 }
 
+const ROLLOUT_WORD: Record<RolloutState["kind"], string> = {
+  progressing: "in progress",
+  complete: "complete",
+  failed: "failed",
+};
+
 export function formatStatus(s: OperatorStatus, now: number): string {
   const lines: [string, string][] = [];
   const d = s.deployment;
@@ -121,6 +138,7 @@ export function formatStatus(s: OperatorStatus, now: number): string {
     lines.push(["Version", d.version]);
     lines.push(["Image", d.image]);
     lines.push(["Replicas", `${d.ready}/${d.desired} ready (${d.updated} up to date, ${d.available} available)`]);
+    lines.push(["Rollout", `${ROLLOUT_WORD[d.rollout.kind]}: ${d.rollout.message}`]);
   }
   lines.push(["Leader", formatLeader(s.leader, now)]);
   lines.push([

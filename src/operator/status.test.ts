@@ -59,7 +59,7 @@ describe("computeStatus", () => {
     });
     expect(byType(st)).toEqual({
       Available: ["True", "DeploymentAvailable", "3/3 replicas are ready"],
-      Progressing: ["False", "RolloutComplete", "3/3 replicas run image nginx:1.25 and are ready"],
+      Progressing: ["False", "RolloutComplete", "3 of 3 replicas ready and available"],
       Degraded: ["False", "AsExpected", "no problems found"],
     });
     expect(
@@ -92,7 +92,7 @@ describe("computeStatus", () => {
     expect(statusEqual(stored, scaling)).toBe(false);
   });
 
-  test("scaling up reports Progressing RollingOut with how many replicas are ready", () => {
+  test("scaling up reports Progressing RollingOut with how many updated replicas are available", () => {
     const st = computeStatus(
       testApp({ replicas: 5 }),
       deployment({ specReplicas: 5, updated: 5, available: 3 }),
@@ -100,7 +100,7 @@ describe("computeStatus", () => {
       [],
       T0,
     );
-    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "3/5 replicas are ready"]);
+    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "3 of 5 updated replicas are available"]);
     expect(byType(st).Available).toEqual(["True", "DeploymentAvailable", "3/5 replicas are ready"]);
   });
 
@@ -115,13 +115,13 @@ describe("computeStatus", () => {
     expect(byType(computeStatus(next, rolling, service(), [], T0)).Progressing).toEqual([
       "True",
       "RollingOut",
-      "updating to image nginx:1.26: 1/3 replicas updated",
+      "1 of 3 new replicas have been updated",
     ]);
   });
 
   test("old replicas still terminating keep the rollout in progress", () => {
     const st = computeStatus(testApp(), deployment({ replicas: 4 }), service(), [], T0);
-    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "1 old replicas are terminating"]);
+    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "1 old replicas are pending termination"]);
   });
 
   test("a change the Deployment controller has not observed yet is in progress whatever the counts say", () => {
@@ -129,7 +129,7 @@ describe("computeStatus", () => {
     expect(byType(st).Progressing).toEqual([
       "True",
       "RollingOut",
-      "waiting for the Deployment controller to observe the latest change",
+      "waiting for the Deployment controller to observe the latest spec",
     ]);
   });
 
@@ -152,7 +152,7 @@ describe("computeStatus", () => {
     expect(byType(st).Progressing).toEqual([
       "False",
       "ProgressDeadlineExceeded",
-      'ReplicaSet "test-app-deployment-5d9" has timed out progressing.',
+      'progress deadline exceeded: ReplicaSet "test-app-deployment-5d9" has timed out progressing.',
     ]);
     const [status, reason, message] = byType(st).Degraded!;
     expect([status, reason]).toEqual(["True", "ProgressDeadlineExceeded"]);

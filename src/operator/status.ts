@@ -17,6 +17,7 @@ import { conditionsEqual, withTransitionTimes, type ConditionState } from "../ap
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
+import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { controllerOf } from "./diff.ts";
 import { CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
 
@@ -49,9 +50,10 @@ export function computeStatus(
   const name = webapp.metadata.name ?? "";
   const parsed = parseWebAppSpec(webapp);
   const dep = deployment ? readDeployment(deployment) : undefined;
+  const depImage = deployment ? templateImage(deployment) : undefined;
   const spec = parsed.ok ? parsed.spec : undefined;
   const desiredReplicas = spec?.replicas ?? dep?.specReplicas ?? 0;
-  const desiredImage = spec?.image ?? dep?.image;
+  const desiredImage = spec?.image ?? depImage;
 
   const allProblems: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
@@ -93,12 +95,13 @@ export function computeStatus(
         : cond("Progressing", "True", "RollingOut", `creating Deployment ${deploymentName(name)}`),
     );
   } else {
-    const r = rollout(dep, desiredReplicas, desiredImage);
-    conditions.push(cond("Progressing", r.state === "progressing" ? "True" : "False", r.reason, r.message));
-    if (r.state === "stalled") {
+    const r = webAppRollout(dep, depImage, desiredReplicas, desiredImage);
+    const reason = r.kind === "progressing" ? "RollingOut" : r.reason;
+    conditions.push(cond("Progressing", r.kind === "progressing" ? "True" : "False", reason, r.message));
+    if (r.kind === "failed") {
       degraded.push({
-        reason: "ProgressDeadlineExceeded",
-        message: `Deployment ${deploymentName(name)} made no progress within its deadline (${r.message}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
+        reason: r.reason,
+        message: `Deployment ${deploymentName(name)} made no progress within its deadline (${dep.progressDeadlineExceeded}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
       });
     }
     if (dep.replicaFailure !== undefined) {
@@ -144,83 +147,30 @@ function cond(type: string, status: "True" | "False", reason: string, message: s
   return { type, status, reason, message };
 }
 
-/** What status computation needs from a live Deployment, read defensively from its JSON. */
-interface DeploymentView {
-  generation: number;
-  observedGeneration: number;
-  specReplicas: number | undefined;
-  /** Image of the "app" container in the Deployment's pod template. */
-  image: string | undefined;
-  replicas: number;
-  updatedReplicas: number;
-  readyReplicas: number;
-  availableReplicas: number;
-  /** The Deployment's own Available condition; undefined before the controller has set it. */
-  available: boolean | undefined;
-  progressDeadlineExceeded: string | undefined;
-  /** Message of a True ReplicaFailure condition (e.g. quota exceeded). */
-  replicaFailure: string | undefined;
+/** Image of the "app" container in a Deployment's pod template. */
+function templateImage(obj: KubeObject): string | undefined {
+  const spec = record(record(record(obj.spec).template).spec);
+  const containers = Array.isArray(spec.containers) ? spec.containers.map(record) : [];
+  const image = containers.find((c) => c.name === CONTAINER_NAME)?.image;
+  return typeof image === "string" ? image : undefined;
 }
 
-function readDeployment(obj: KubeObject): DeploymentView {
-  const spec = record(obj.spec);
-  const status = record(obj.status);
-  const containers = array(record(record(spec.template).spec).containers).map(record);
-  const conditions = array(status.conditions).map(record);
-  const condition = (type: string) => conditions.find((c) => c.type === type);
-  const progressing = condition("Progressing");
-  const failure = condition("ReplicaFailure");
-  const available = condition("Available");
-  return {
-    generation: num(obj.metadata.generation),
-    observedGeneration: num(status.observedGeneration),
-    specReplicas: typeof spec.replicas === "number" ? spec.replicas : undefined,
-    image: str(containers.find((c) => c.name === CONTAINER_NAME)?.image),
-    replicas: num(status.replicas),
-    updatedReplicas: num(status.updatedReplicas),
-    readyReplicas: num(status.readyReplicas),
-    availableReplicas: num(status.availableReplicas),
-    available: available === undefined ? undefined : available.status === "True",
-    progressDeadlineExceeded:
-      progressing?.status === "False" && progressing.reason === "ProgressDeadlineExceeded"
-        ? (str(progressing.message) ?? "")
-        : undefined,
-    replicaFailure: failure?.status === "True" ? (str(failure.message) ?? str(failure.reason) ?? "") : undefined,
-  };
-}
-
-type Rollout = { state: "progressing" | "complete" | "stalled"; reason: string; message: string };
-
-/** Where the Deployment's rollout stands, checked in the order kubectl rollout status uses. */
-function rollout(dep: DeploymentView, desired: number, image: string | undefined): Rollout {
-  const progressing = (message: string): Rollout => ({ state: "progressing", reason: "RollingOut", message });
-  if (dep.generation > dep.observedGeneration)
-    return progressing("waiting for the Deployment controller to observe the latest change");
-  if (dep.progressDeadlineExceeded !== undefined) {
-    return {
-      state: "stalled",
-      reason: "ProgressDeadlineExceeded",
-      message: dep.progressDeadlineExceeded || "progress deadline exceeded",
-    };
-  }
-  if (image !== undefined && dep.image !== image) return progressing(`updating to image ${image}`);
+/**
+ * The WebApp's rollout: in progress while the Deployment does not carry the WebApp's image and replicas yet
+ * (our apply is not in the cache, or failed), then what `kubectl rollout status` would say (readiness/).
+ */
+function webAppRollout(
+  dep: DeploymentView,
+  depImage: string | undefined,
+  desired: number,
+  image: string | undefined,
+): RolloutState {
+  if (image !== undefined && depImage !== image)
+    return { kind: "progressing", reason: "SpecNotObserved", message: `updating to image ${image}` };
   if (dep.specReplicas !== undefined && dep.specReplicas !== desired)
-    return progressing(`scaling to ${desired} replicas`);
-  if (dep.updatedReplicas < desired)
-    return progressing(`updating to image ${image}: ${dep.updatedReplicas}/${desired} replicas updated`);
-  if (dep.replicas > dep.updatedReplicas)
-    return progressing(`${dep.replicas - dep.updatedReplicas} old replicas are terminating`);
-  if (dep.readyReplicas < desired) return progressing(`${dep.readyReplicas}/${desired} replicas are ready`);
-  if (dep.availableReplicas < desired) return progressing(`${dep.availableReplicas}/${desired} replicas are available`);
-  return {
-    state: "complete",
-    reason: "RolloutComplete",
-    message: `${desired}/${desired} replicas run image ${image} and are ready`,
-  };
+    return { kind: "progressing", reason: "SpecNotObserved", message: `scaling to ${desired} replicas` };
+  return rolloutState(dep);
 }
 
 const record = (x: unknown): Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
-const array = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
-const num = (x: unknown): number => (typeof x === "number" ? x : 0);
-const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);
