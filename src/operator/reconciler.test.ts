@@ -370,6 +370,18 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     expect(degraded(w.statusWrites().at(-1))?.status).toBe("False");
   });
 
+  test("not in the cache (its labels were changed) but found by the GET: adopted the same way", async () => {
+    const w = world();
+    w.api.put(DEPLOYMENT_RESOURCE, leftOver());
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(done());
+    const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
+    expect(depWrites.map((a) => a.contentType)).toEqual(["application/json-patch+json", APPLY]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([
+      { ...previous, uid: "uid-1" },
+    ]);
+  });
+
   test("already adopted on the API server while the cache still shows the old owner: no patch, just the live child", async () => {
     const w = world();
     const stale = w.cached(leftOver());
