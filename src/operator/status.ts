@@ -3,26 +3,48 @@
  *
  * Properties:
  * - Level-based: the result depends only on the inputs, never on how the reconciler got there.
- * - Three conditions, always in this order: Available, Progressing, Degraded.
+ * - Six conditions, always in this order: the kstatus three (readiness/kstatus.ts), then the Deployment-style three.
+ *   Ready:       True iff Available and nothing is in progress or failing.
+ *   Reconciling: True while the operator works towards the spec: creating children, a rollout in progress,
+ *                a write failed and is retried.
+ *   Stalled:     True when it cannot progress without someone acting: InvalidSpec, ResourceExists, Forbidden,
+ *                ProgressDeadlineExceeded, ReplicaFailure. Never True together with Reconciling.
  *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and the Service exists.
- *   Progressing: True while a rollout or scale is under way; False when complete or past its deadline.
- *   Degraded:    True iff the spec is invalid, the reconciler reported problems, the rollout exceeded its
- *                progress deadline, or the Deployment cannot create pods (ReplicaFailure).
+ *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
+ *   Degraded:    True iff Stalled is, or a write failed.
+ *   Each has a reason and a message that says what to do; Ready's reason is the cause when it is False.
  * - Stable: a condition keeps its lastTransitionTime while its status is unchanged, so recomputing an
  *   unchanged state gives a status statusEqual() to the stored one, and no write is needed.
  * - An invalid spec is detected here (InvalidSpec, naming the field); the reconciler need not pass it.
- * - Counts come from the Deployment's status (0 without one); observedGeneration is metadata.generation.
+ * - Counts come from the Deployment's status (0 without one); observedGeneration (top level and on every
+ *   condition) is metadata.generation, as kstatus requires.
  */
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
+import { kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { controllerOf } from "./diff.ts";
 import { CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
 
-export type ProblemReason = "InvalidSpec" | "ResourceExists" | "ApplyFailed" | "Forbidden";
-/** Something that keeps the WebApp from converging; becomes the Degraded condition. */
+/** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
+export type ProblemReason =
+  | "InvalidSpec"
+  | "ResourceExists"
+  | "ApplyFailed"
+  | "Forbidden"
+  | "ProgressDeadlineExceeded"
+  | "ReplicaFailure";
+const STALLS: Record<ProblemReason, boolean> = {
+  InvalidSpec: true,
+  ResourceExists: true,
+  Forbidden: true,
+  ProgressDeadlineExceeded: true,
+  ReplicaFailure: true,
+  ApplyFailed: false,
+};
+/** Something that keeps the WebApp from converging; becomes the Degraded (and maybe Stalled) condition. */
 export interface Problem {
   reason: ProblemReason;
   /** A sentence for the user that says what to fix. */
@@ -53,70 +75,31 @@ export function computeStatus(
   const depImage = deployment ? templateImage(deployment) : undefined;
   const spec = parsed.ok ? parsed.spec : undefined;
   const desiredReplicas = spec?.replicas ?? dep?.specReplicas ?? 0;
-  const desiredImage = spec?.image ?? depImage;
-
-  const allProblems: Problem[] = [...problems];
+  const found: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
-    allProblems.unshift({
-      reason: "InvalidSpec",
-      message: `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}`,
-    });
+    const message = `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}; fix it (kubectl edit webapp ${name} -n ${webapp.metadata.namespace})`;
+    found.unshift({ reason: "InvalidSpec", message });
   }
+  const rollout = dep && webAppRollout(dep, depImage, desiredReplicas, spec?.image ?? depImage);
+  if (dep && rollout) found.push(...deploymentProblems(name, dep, rollout));
 
-  const conditions: ConditionState[] = [];
-  const ready = `${dep?.readyReplicas ?? 0}/${desiredReplicas} replicas are ready`;
-  if (!dep)
-    conditions.push(
-      cond(
-        "Available",
-        "False",
-        "DeploymentNotFound",
-        `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
-      ),
-    );
-  else if (!service)
-    conditions.push(
-      cond(
-        "Available",
-        "False",
-        "ServiceNotFound",
-        `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`,
-      ),
-    );
-  else if (dep.available ?? dep.availableReplicas >= desiredReplicas)
-    conditions.push(cond("Available", "True", "DeploymentAvailable", ready));
-  else conditions.push(cond("Available", "False", "DeploymentUnavailable", ready));
-
-  const degraded: { reason: string; message: string }[] = [...allProblems];
-  if (!dep) {
-    conditions.push(
-      allProblems.length > 0
-        ? cond("Progressing", "False", "Blocked", "cannot create the Deployment; see the Degraded condition")
-        : cond("Progressing", "True", "RollingOut", `creating Deployment ${deploymentName(name)}`),
-    );
-  } else {
-    const r = webAppRollout(dep, depImage, desiredReplicas, desiredImage);
-    const reason = r.kind === "progressing" ? "RollingOut" : r.reason;
-    conditions.push(cond("Progressing", r.kind === "progressing" ? "True" : "False", reason, r.message));
-    if (r.kind === "failed") {
-      degraded.push({
-        reason: r.reason,
-        message: `Deployment ${deploymentName(name)} made no progress within its deadline (${dep.progressDeadlineExceeded}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
-      });
-    }
-    if (dep.replicaFailure !== undefined) {
-      degraded.push({
-        reason: "ReplicaFailure",
-        message: `Deployment ${deploymentName(name)} cannot create pods: ${dep.replicaFailure}`,
-      });
-    }
-  }
-  const first = degraded[0];
-  conditions.push(
-    first
-      ? cond("Degraded", "True", first.reason, degraded.map((d) => d.message).join("; "))
-      : cond("Degraded", "False", "AsExpected", "no problems found"),
-  );
+  const available = availableCondition(name, dep, service, desiredReplicas);
+  const progressing: ConditionState = rollout
+    ? cond(
+        "Progressing",
+        rollout.kind === "progressing",
+        rollout.kind === "progressing" ? "RollingOut" : rollout.reason,
+        rollout.message,
+      )
+    : found.length > 0
+      ? cond("Progressing", false, "Blocked", "cannot create the Deployment; see the Stalled or Degraded condition")
+      : cond("Progressing", true, "RollingOut", `creating Deployment ${deploymentName(name)}`);
+  const first = found[0];
+  const degraded = first
+    ? cond("Degraded", true, first.reason, found.map((d) => d.message).join("; "))
+    : cond("Degraded", false, "AsExpected", "no problems found");
+  const progress = progressOf(found, available, progressing);
+  const conditions = [...kstatusConditions(progress), available, progressing, degraded];
 
   const generation = webapp.metadata.generation;
   return {
@@ -127,6 +110,63 @@ export function computeStatus(
     selector: webAppSelector(name),
     conditions: withTransitionTimes(conditions, webapp.status?.conditions, now, generation),
   };
+}
+
+/** Stalled on anything that needs someone to act; else reconciling while not available or in progress; else ready. */
+function progressOf(found: readonly Problem[], available: ConditionState, progressing: ConditionState): Progress {
+  const stalls = found.filter((p) => STALLS[p.reason]);
+  const stall = stalls[0];
+  if (stall) return { kind: "stalled", reason: stall.reason, message: stalls.map((p) => p.message).join("; ") };
+  const retry = found[0];
+  if (retry) return { kind: "reconciling", reason: retry.reason, message: `${retry.message}; retrying with backoff` };
+  if (progressing.status === "True")
+    return { kind: "reconciling", reason: progressing.reason, message: progressing.message };
+  if (available.status !== "True") return { kind: "reconciling", reason: available.reason, message: available.message };
+  return { kind: "ready", reason: "Available", message: available.message };
+}
+
+function availableCondition(
+  name: string,
+  dep: DeploymentView | undefined,
+  service: KubeObject | undefined,
+  desired: number,
+): ConditionState {
+  const ready = `${dep?.readyReplicas ?? 0}/${desired} replicas are ready`;
+  if (!dep)
+    return cond(
+      "Available",
+      false,
+      "DeploymentNotFound",
+      `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
+    );
+  if (!service)
+    return cond(
+      "Available",
+      false,
+      "ServiceNotFound",
+      `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`,
+    );
+  return (dep.available ?? dep.availableReplicas >= desired)
+    ? cond("Available", true, "DeploymentAvailable", ready)
+    : cond("Available", false, "DeploymentUnavailable", ready);
+}
+
+/** What the Deployment itself reports as stuck: its progress deadline passed, or it cannot create pods. */
+function deploymentProblems(name: string, dep: DeploymentView, rollout: RolloutState): Problem[] {
+  const problems: Problem[] = [];
+  if (rollout.kind === "failed") {
+    problems.push({
+      reason: "ProgressDeadlineExceeded",
+      message: `Deployment ${deploymentName(name)} made no progress within its deadline (${dep.progressDeadlineExceeded}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
+    });
+  }
+  if (dep.replicaFailure !== undefined) {
+    problems.push({
+      reason: "ReplicaFailure",
+      message: `Deployment ${deploymentName(name)} cannot create pods: ${dep.replicaFailure}`,
+    });
+  }
+  return problems;
 }
 
 /** True iff writing `next` over `current` would change nothing a user can see. */
@@ -143,8 +183,8 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
   );
 }
 
-function cond(type: string, status: "True" | "False", reason: string, message: string): ConditionState {
-  return { type, status, reason, message };
+function cond(type: string, on: boolean, reason: string, message: string): ConditionState {
+  return { type, status: on ? "True" : "False", reason, message };
 }
 
 /** Image of the "app" container in a Deployment's pod template. */
