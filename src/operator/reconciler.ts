@@ -16,14 +16,19 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
-import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
+import { POD_FAILURE_REASONS, POD_RESOURCE, type PodFailure, podFailure } from "../readiness/pods.ts";
+import { deploymentName, desiredDeployment, desiredService, serviceName, webAppSelector } from "./desired.ts";
 import { type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
 import { isControlledBy } from "./diff.ts";
-import { computeStatus, statusEqual, type Problem } from "./status.ts";
+import { computeStatus, podProblems, statusEqual, type Problem } from "./status.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
 /** How soon a WebApp blocked by someone else's object looks again (that object is not watched). */
 export const RECHECK_MS = 60_000;
+/** How long a WebApp may be not Ready before its pods are read (most rollouts finish sooner: no read at all). */
+export const POD_CHECK_AFTER_MS = 10_000;
+/** While a WebApp is not Ready, how soon it looks again (pods are not watched; a failure shows within ~25 s). */
+export const NOT_READY_RECHECK_MS = 15_000;
 
 /** Read access to a cache by "namespace/name" (an Informer fits). */
 export interface Cache<T> {
@@ -80,10 +85,51 @@ async function reconcile(deps: ReconcilerDeps, req: Request, signal: AbortSignal
         return done();
     }
   }
-  const status = computeStatus(webapp, live.Deployment, live.Service, problems, deps.clock.now());
+  const now = deps.clock.now();
+  let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
+  const notReady = live.Deployment && notReadyFor(status, now);
+  if (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS) {
+    const failures = await podFailures(deps, parsed.webapp, signal);
+    if (failures.length > 0)
+      status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
+  }
   await writeStatus(deps, webapp, status, signal);
   if (failure) throw failure;
-  return problems.length > 0 ? requeueAfter(RECHECK_MS) : done();
+  if (problems.length > 0) return requeueAfter(RECHECK_MS);
+  if (notReady === undefined) return done();
+  return requeueAfter(notReady >= POD_CHECK_AFTER_MS ? NOT_READY_RECHECK_MS : POD_CHECK_AFTER_MS - notReady);
+}
+
+/** How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime); undefined when Ready. */
+function notReadyFor(status: WebAppStatus, now: number): number | undefined {
+  const ready = findCondition(status.conditions, "Ready");
+  if (!ready || ready.status === "True") return undefined;
+  return Math.max(0, now - Date.parse(ready.lastTransitionTime));
+}
+
+/**
+ * The failures of the pods of this WebApp's Deployment (controlled by one of its ReplicaSets), read on demand
+ * for a WebApp that is not Ready: no pod is cached. A failed read is logged and reads as no failure.
+ */
+async function podFailures(deps: ReconcilerDeps, webapp: WebApp, signal: AbortSignal): Promise<PodFailure[]> {
+  const { name, namespace } = webapp.metadata;
+  const prefix = `${deploymentName(name)}-`;
+  try {
+    const pods = await deps.client.list<KubeObject>(POD_RESOURCE, {
+      namespace,
+      labelSelector: webAppSelector(name),
+      signal,
+    });
+    return pods.items
+      .filter((p) =>
+        p.metadata.ownerReferences?.some((r) => r.controller && r.kind === "ReplicaSet" && r.name.startsWith(prefix)),
+      )
+      .flatMap((p) => podFailure(p) ?? []);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    deps.logger.warn(`could not read the pods of WebApp ${namespace}/${name}: ${e instanceof Error ? e.message : e}`);
+    return [];
+  }
 }
 
 function childrenOf(deps: ReconcilerDeps, webapp: WebApp): [Child, Cache<KubeObject>][] {
@@ -142,7 +188,10 @@ async function writeStatus(
   }
   const before = findCondition(webapp.status?.conditions, "Degraded");
   const after = findCondition(status.conditions, "Degraded");
-  if (after?.status === "True" && (before?.status !== "True" || before.message !== after.message)) {
+  // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.
+  const podFailure = (POD_FAILURE_REASONS as readonly string[]).includes(after?.reason ?? "");
+  const changed = before?.reason !== after?.reason || (!podFailure && before?.message !== after?.message);
+  if (after?.status === "True" && (before?.status !== "True" || changed)) {
     deps.recorder.event(webapp, "Warning", after.reason, after.message);
     deps.logger.warn(`WebApp ${namespace}/${name} is degraded: ${after.message}`);
   }

@@ -8,7 +8,8 @@
  *   Reconciling: True while the operator works towards the spec: creating children, a rollout in progress,
  *                a write failed and is retried.
  *   Stalled:     True when it cannot progress without someone acting: InvalidSpec, ResourceExists, Forbidden,
- *                ProgressDeadlineExceeded, ReplicaFailure. Never True together with Reconciling.
+ *                ProgressDeadlineExceeded, ReplicaFailure, a pod failure (podProblems(), readiness/pods.ts).
+ *                Never True together with Reconciling.
  *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and the Service exists.
  *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
  *   Degraded:    True iff Stalled is, or a write failed.
@@ -25,6 +26,7 @@ import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { kstatusConditions, type Progress } from "../readiness/kstatus.ts";
+import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { controllerOf } from "./diff.ts";
 import { CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
 
@@ -35,8 +37,10 @@ export type ProblemReason =
   | "ApplyFailed"
   | "Forbidden"
   | "ProgressDeadlineExceeded"
-  | "ReplicaFailure";
+  | "ReplicaFailure"
+  | PodFailureReason;
 const STALLS: Record<ProblemReason, boolean> = {
+  ...(Object.fromEntries(POD_FAILURE_REASONS.map((r) => [r, true])) as Record<PodFailureReason, true>),
   InvalidSpec: true,
   ResourceExists: true,
   Forbidden: true,
@@ -60,6 +64,18 @@ export function resourceExistsProblem(kind: "Deployment" | "Service", obj: KubeO
     reason: "ResourceExists",
     message: `${kind} ${name} exists and is not controlled by this WebApp${ownedBy}; delete it (kubectl delete ${kind.toLowerCase()} ${name} -n ${namespace}) or give the WebApp another name`,
   };
+}
+
+/** One problem per kind of pod failure, naming the first pod (by name) and how many more, and what to do. */
+export function podProblems(failures: readonly PodFailure[]): Problem[] {
+  const sorted = [...failures].sort((a, b) => a.pod.localeCompare(b.pod));
+  return POD_FAILURE_REASONS.flatMap((reason) => {
+    const these = sorted.filter((f) => f.reason === reason);
+    const first = these[0];
+    if (!first) return [];
+    const more = these.length > 1 ? ` (and ${these.length - 1} more pods)` : "";
+    return [{ reason, message: `pod ${first.pod}${more}: ${first.message}; ${POD_FAILURE_HINT[reason]}` }];
+  });
 }
 
 export function computeStatus(
