@@ -4,7 +4,9 @@
  *
  * Properties: level-based and stateless between calls; unchanged objects cost zero writes; a child that
  * cannot be written is reported in the status before the error goes to the controller to retry with
- * backoff; someone else's object is never touched, and looked at again after RECHECK_MS.
+ * backoff; someone else's object is never touched, and looked at again after RECHECK_MS; a WebApp that is
+ * not Ready is looked at again until it is, and after POD_CHECK_AFTER_MS its pods are read (never cached)
+ * to report why they do not run.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
