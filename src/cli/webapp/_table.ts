@@ -1,12 +1,12 @@
 /**
  * The WebApp table, column for column what `kubectl get webapps` prints from the CRD's printer
- * columns: NAME IMAGE DESIRED READY AVAILABLE AGE (NAMESPACE first with -A). A value the object does
+ * columns: NAME IMAGE DESIRED AVAILABLE READY REASON AGE (NAMESPACE first with -A). A value the object does
  * not have is an empty cell, as kubectl leaves it. Pure: `now` is given.
  */
 import type { WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../install/format.ts";
 
-export const HEADERS = ["NAME", "IMAGE", "DESIRED", "READY", "AVAILABLE", "AGE"] as const;
+export const HEADERS = ["NAME", "IMAGE", "DESIRED", "AVAILABLE", "READY", "REASON", "AGE"] as const;
 
 const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -17,8 +17,9 @@ export function webAppRow(w: WebAppObject, now: number): string[] {
     text(w.metadata.name),
     text(spec.image),
     text(spec.replicas),
-    text(w.status?.readyReplicas),
-    text(w.status?.conditions?.find((c) => c.type === "Available")?.status),
+    text(w.status?.availableReplicas),
+    text(w.status?.conditions?.find((c) => c.type === "Ready")?.status),
+    text(w.status?.conditions?.find((c) => c.type === "Ready")?.reason),
     created === undefined ? "<unknown>" : humanDuration(now - created),
   ];
 }
