@@ -17,6 +17,7 @@ import { CONTAINER_NAME } from "./deployment.ts";
 import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";
 import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
+import { type KstatusStatus, kstatusOf } from "../readiness/kstatus.ts";
 
 const LEASES: ResourceType = {
   group: "coordination.k8s.io",
@@ -42,7 +43,15 @@ export interface OperatorStatus {
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
   webapps?:
-    | { total: number; available: number; degraded: number; progressing: number; noStatus: number }
+    | {
+        total: number;
+        available: number;
+        degraded: number;
+        progressing: number;
+        noStatus: number;
+        /** By kstatus's verdict (readiness/kstatus.ts), as Flux or helm --wait would count them. */
+        kstatus: Record<KstatusStatus, number>;
+      }
     | { error: string };
 }
 
@@ -114,6 +123,7 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       degraded: count("Degraded"),
       progressing: count("Progressing"),
       noStatus: list.items.filter((w) => !w.status?.conditions?.length).length,
+      kstatus: countKstatus(list.items),
     };
   }
   return status;
@@ -124,6 +134,12 @@ const ROLLOUT_WORD: Record<RolloutState["kind"], string> = {
   complete: "complete",
   failed: "failed",
 };
+
+function countKstatus(items: readonly KubeObject[]): Record<KstatusStatus, number> {
+  const counts: Record<KstatusStatus, number> = { Current: 0, InProgress: 0, Failed: 0, Terminating: 0 };
+  for (const w of items) counts[kstatusOf(w).status]++;
+  return counts;
+}
 
 export function formatStatus(s: OperatorStatus, now: number): string {
   const lines: [string, string][] = [];
@@ -152,7 +168,9 @@ export function formatStatus(s: OperatorStatus, now: number): string {
   else if (w) {
     const parts = [`${w.available} Available`, `${w.degraded} Degraded`, `${w.progressing} Progressing`];
     if (w.noStatus) parts.push(`${w.noStatus} without status yet`);
-    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}`]);
+    const k = w.kstatus;
+    const gitops = `${k.Current} Current, ${k.InProgress} InProgress, ${k.Failed} Failed, ${k.Terminating} Terminating`;
+    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}; for kstatus: ${gitops}`]);
   }
   const width = Math.max(...lines.map(([k]) => k.length)) + 2;
   return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`).join("\n");
