@@ -96,7 +96,9 @@ function differences(want: unknown, have: unknown, path = ""): string[] {
 const lines = (s: string) => s.split("\n").filter(Boolean);
 
 describe("devctl operator install", () => {
-  test("installs the CRD, namespace, RBAC and Deployment, waits until ready, and a second run changes nothing", () => {
+  // On KWOK the pods are fake: KWOK marks them Ready without running the image, so `--wait` here proves the
+  // wait reads the Deployment's rollout status, not that the operator starts (tests/realnode/ runs it).
+  test("installs the CRD, namespace, RBAC and Deployment, waits until the Deployment reports 2 of 2 replicas ready (KWOK-faked pods), and a second run changes nothing", () => {
     const first = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE, "--wait", "--timeout", "90s"]);
     expect(first.stderr).not.toContain("error:");
     expect(first.code).toBe(0);
