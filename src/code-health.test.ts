@@ -15,30 +15,28 @@ const root = join(import.meta.dir, "..");
 
 /** "name file" → the most lines it may have, and why it may be long at all. */
 const ALLOWED_LONG_FUNCTIONS: Record<string, { lines: number; why: string }> = {
-  "createWebAppReconciler src/operator/reconciler.ts": {
-    lines: 204,
-    why: "issue #14: being split into the ChildOutcome union and converge.ts by the reconciler's owner",
-  },
-  "computeStatus src/operator/status.ts": {
-    lines: 86,
-    why: "issue #14: moves onto the shared readiness module (src/readiness/) with its owner's change",
+  "parseCommandArgs src/cli/_parse.ts": {
+    lines: 99,
+    why: "issue #12: the CLI's new strict parser (landed with the CLI rework); to be split by its owner",
   },
   "resolve src/kube/config.ts": {
     lines: 90,
-    why: "issue #12: kubeconfig resolution is being rewritten (KUBECONFIG merge) by its owner",
+    why: "issue #12: kubeconfig resolution (KUBECONFIG merge) belongs to the CLI rework; to be split by its owner",
   },
 };
 
-/** File → how many lines over 150 characters it may have, and why. */
+/** File → how many lines over 150 characters it may have, and why (all landed with other issues' work). */
 const ALLOWED_LONG_LINES: Record<string, { count: number; why: string }> = {
-  "src/build/start.ts": { count: 1, why: "issue #14 item 4: start.ts is being reworked by its owner (main job)" },
-  "src/cli/index.ts": { count: 1, why: "issue #12: the CLI framework is being reworked by its owner" },
-  "src/cli/operator/install.ts": { count: 1, why: "issue #10: install's flags are being reworked by their owner" },
+  "src/build/start.ts": { count: 1, why: "issue #10/#14: start.ts (the main job) is being reworked by its owner" },
+  "src/cli/index.ts": { count: 1, why: "issue #12: the CLI framework's owner" },
+  "src/cli/operator/install.ts": { count: 1, why: "issue #10: install's flags, their owner" },
+  "src/cli/operator/logs.ts": { count: 2, why: "issue #12: new command, its owner" },
   "src/cli/operator/uninstall.ts": { count: 1, why: "issue #10: as install.ts" },
+  "src/cli/version.ts": { count: 1, why: "issue #12: the CLI's owner" },
   "src/install/rollout.ts": { count: 1, why: "issue #14: replaced by the readiness module" },
-  "src/install/status.ts": { count: 1, why: "issue #13: operator status output is being reworked by its owner" },
-  "src/kube/config.ts": { count: 1, why: "issue #12: being rewritten by its owner" },
-  "src/operator/status.ts": { count: 2, why: "issue #14: moves onto the readiness module" },
+  "src/install/status.ts": { count: 1, why: "issue #13: operator status output, its owner" },
+  "src/kube/config.ts": { count: 1, why: "issue #12: KUBECONFIG handling, its owner" },
+  "src/operator/status.ts": { count: 3, why: "issue #13: conditions and their messages, its owner" },
 };
 
 const health = measure(root);

@@ -78,7 +78,8 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const identity = opts.identity ?? `${hostname()}_${crypto.randomUUID().slice(0, 8)}`;
   log.info(`starting the WebApp operator against ${client.server}`, {
     identity,
-    namespaces: opts.namespaces.length ? opts.namespaces : "all",
+    // Always a string, so that a log pipeline sees one type: "all" or "team-a,team-b".
+    namespaces: opts.namespaces.length ? opts.namespaces.join(",") : "all",
   });
   await preflight(client, opts.namespaces);
 
