@@ -12,6 +12,7 @@
  * - terminationGracePeriodSeconds (40) exceeds the operator's shutdown timeout (30 s), so in-flight
  *   reconciles finish and the Lease is released before SIGKILL.
  * - With more than one replica, a preferred pod anti-affinity spreads replicas across nodes.
+ * - nodeSelector, tolerations, imagePullPolicy and imagePullSecrets appear only when given.
  */
 import type { KubeObject } from "../kube/types.ts";
 
@@ -45,6 +46,19 @@ export interface DeploymentParams {
   labels: Record<string, string>;
   /** The pod selector, also the pod template's labels. Immutable once created. */
   selector: Record<string, string>;
+  /** Scheduling and pulling, each left out of the object when unset (the API server's defaults apply). */
+  nodeSelector?: Record<string, string>;
+  tolerations?: Toleration[];
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  imagePullSecrets?: string[];
+}
+
+/** core/v1 Toleration, as install sets it. */
+export interface Toleration {
+  key: string;
+  operator: "Equal" | "Exists";
+  value?: string;
+  effect?: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
 /** The container's arguments after the image's ENTRYPOINT (`devctl operator run`). */
@@ -85,10 +99,14 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
             seccompProfile: { type: "RuntimeDefault" },
           },
           ...(p.replicas > 1 ? { affinity: spreadAcrossNodes(p.selector) } : {}),
+          ...(p.nodeSelector ? { nodeSelector: { ...p.nodeSelector } } : {}),
+          ...(p.tolerations?.length ? { tolerations: p.tolerations.map((t) => ({ ...t })) } : {}),
+          ...(p.imagePullSecrets?.length ? { imagePullSecrets: p.imagePullSecrets.map((name) => ({ name })) } : {}),
           containers: [
             {
               name: CONTAINER_NAME,
               image: p.image,
+              ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
               args: operatorArgs(p),
               ports: [
                 { name: "metrics", containerPort: METRICS_PORT, protocol: "TCP" },

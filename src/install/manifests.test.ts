@@ -193,6 +193,25 @@ describe("the operator Deployment", () => {
     expect(single.spec.template.spec.affinity).toBeUndefined();
   });
 
+  test("sets node selector, tolerations, pull policy and pull secrets only when given", () => {
+    for (const key of ["nodeSelector", "tolerations", "imagePullSecrets"]) expect(pod).not.toHaveProperty(key);
+    expect(container).not.toHaveProperty("imagePullPolicy");
+    const set = buildManifests({
+      ...opts,
+      nodeSelector: { "kubernetes.io/os": "linux" },
+      tolerations: [{ key: "dedicated", operator: "Equal", value: "operators", effect: "NoSchedule" }],
+      imagePullPolicy: "Never",
+      imagePullSecrets: ["regcred"],
+    }).find((o) => o.kind === "Deployment") as any;
+    const spec = set.spec.template.spec;
+    expect(spec.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
+    expect(spec.tolerations).toEqual([
+      { key: "dedicated", operator: "Equal", value: "operators", effect: "NoSchedule" },
+    ]);
+    expect(spec.imagePullSecrets).toEqual([{ name: "regcred" }]);
+    expect(spec.containers[0].imagePullPolicy).toBe("Never");
+  });
+
   test("records the devctl version and selects its pods by name label", () => {
     expect(deployment.metadata.labels?.["app.kubernetes.io/version"]).toBe("1.2.3");
     expect(deployment.spec.selector).toEqual({ matchLabels: { "app.kubernetes.io/name": "devctl-operator" } });

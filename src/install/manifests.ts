@@ -14,7 +14,7 @@
 import { buildWebAppCrd, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
 import { VERSION } from "../build/version.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
-import { buildOperatorDeployment } from "./deployment.ts";
+import { buildOperatorDeployment, type DeploymentParams } from "./deployment.ts";
 import {
   buildClusterRole,
   buildClusterRoleBinding,
@@ -46,6 +46,10 @@ export interface InstallOptions {
   replicas: number;
   /** The devctl version recorded on the Deployment (default: this executable's). */
   version?: string;
+  nodeSelector?: DeploymentParams["nodeSelector"];
+  tolerations?: DeploymentParams["tolerations"];
+  imagePullPolicy?: DeploymentParams["imagePullPolicy"];
+  imagePullSecrets?: DeploymentParams["imagePullSecrets"];
 }
 
 /** The image of this devctl's release. Built from source the version is "dev". */
@@ -101,6 +105,10 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
       leaseName: LEASE_NAME,
       labels: { ...labels, [VERSION_LABEL]: versionLabelValue(o.version ?? VERSION) },
       selector: selectorLabels(),
+      ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
+      ...(o.tolerations ? { tolerations: o.tolerations } : {}),
+      ...(o.imagePullPolicy ? { imagePullPolicy: o.imagePullPolicy } : {}),
+      ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets } : {}),
     }),
   ];
 }

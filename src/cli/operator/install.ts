@@ -14,6 +14,7 @@ import {
 import { clientFrom, clusterArgs } from "../_global.ts";
 import { parseDuration, parsePositiveInt } from "../_flags.ts";
 import { UsageError } from "../_run.ts";
+import { parseNodeSelector, parsePullPolicy, parsePullSecrets, parseTolerations, PULL_POLICIES } from "./_pod-flags.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
 export const operatorNamespaceArg = {
@@ -34,9 +35,33 @@ export const manifestArgs = {
     default: String(DEFAULT_REPLICAS),
     description: "Operator replicas; one leads, the others stand by with warm caches",
   },
+  "node-selector": {
+    type: "string",
+    description: "Schedule the operator only on nodes with these labels: key=value[,key=value...]",
+  },
+  toleration: {
+    type: "string",
+    description:
+      "Let the operator run on tainted nodes: key=value:Effect, key:Effect, key=value or key, comma-separated",
+  },
+  "image-pull-policy": { type: "string", description: `${PULL_POLICIES.join(", ")} (default: the cluster's)` },
+  "image-pull-secret": {
+    type: "string",
+    description: "Secrets in the install namespace for pulling the image, comma-separated",
+  },
 } as const;
 
-export function installOptionsFrom(args: { namespace?: string; image?: string; replicas?: string }): InstallOptions {
+export interface ManifestFlags {
+  namespace?: string;
+  image?: string;
+  replicas?: string;
+  "node-selector"?: string | string[];
+  toleration?: string | string[];
+  "image-pull-policy"?: string;
+  "image-pull-secret"?: string | string[];
+}
+
+export function installOptionsFrom(args: ManifestFlags): InstallOptions {
   const namespace = args.namespace || DEFAULT_NAMESPACE;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
     throw new UsageError(
@@ -45,7 +70,20 @@ export function installOptionsFrom(args: { namespace?: string; image?: string; r
   }
   const image = args.image || defaultImage();
   if (/\s/.test(image)) throw new UsageError(`--image "${image}" must not contain whitespace`);
-  return { namespace, image, replicas: parsePositiveInt(args.replicas, "replicas", MAX_REPLICAS), version: VERSION };
+  const nodeSelector = parseNodeSelector(args["node-selector"]);
+  const tolerations = parseTolerations(args.toleration);
+  const imagePullPolicy = parsePullPolicy(args["image-pull-policy"]);
+  const imagePullSecrets = parsePullSecrets(args["image-pull-secret"]);
+  return {
+    namespace,
+    image,
+    replicas: parsePositiveInt(args.replicas, "replicas", MAX_REPLICAS),
+    version: VERSION,
+    ...(nodeSelector ? { nodeSelector } : {}),
+    ...(tolerations ? { tolerations } : {}),
+    ...(imagePullPolicy ? { imagePullPolicy } : {}),
+    ...(imagePullSecrets ? { imagePullSecrets } : {}),
+  };
 }
 
 export default defineCommand({
@@ -56,6 +94,8 @@ export default defineCommand({
 Examples:
   devctl operator install --wait
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
+  devctl operator install --image devctl:local --image-pull-policy Never --node-selector kubernetes.io/os=linux \
+    --toleration dedicated=operators:NoSchedule --wait
   devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing`,
   },
   args: {
@@ -68,7 +108,8 @@ Examples:
     wait: {
       type: "boolean",
       default: false,
-      description: "Wait until the operator Deployment is ready, showing progress",
+      description:
+        "Wait until the Deployment is rolled out and one of its pods holds the leader Lease, showing each pod's state; fails at once on image pull errors and crash loops",
     },
     timeout: {
       type: "string",
@@ -109,12 +150,12 @@ Examples:
       );
       return;
     }
-    const { waitForRollout } = await import("../../install/rollout.ts");
-    const message = await waitForRollout(client, OPERATOR_NAME, opts.namespace, {
+    const { waitForOperator } = await import("../../install/wait.ts");
+    const message = await waitForOperator(client, OPERATOR_NAME, opts.namespace, {
       clock: realClock,
       timeoutMs,
       onProgress: (line) => console.error(line),
     });
-    console.error(`the operator is ready: ${message}`);
+    console.error(`the operator is ready and leading: ${message}`);
   },
 });
