@@ -108,6 +108,8 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
               image: p.image,
               ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
               args: operatorArgs(p),
+              // The leader-election identity starts with the pod's name (operator/identity.ts).
+              env: [{ name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } }],
               ports: [
                 { name: "metrics", containerPort: METRICS_PORT, protocol: "TCP" },
                 { name: "health", containerPort: HEALTH_PORT, protocol: "TCP" },

@@ -142,8 +142,13 @@ describe("the operator Deployment", () => {
       `--metrics-bind-address=:${METRICS_PORT}`,
       `--health-probe-bind-address=:${HEALTH_PORT}`,
     ]);
-    expect(container.env).toBeUndefined();
     expect(pod.serviceAccountName).toBe("webapp-operator");
+  });
+
+  test("tells the operator its pod's name, so the Lease holder says which pod leads", () => {
+    expect(container.env).toEqual([
+      { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
+    ]);
   });
 
   test("every flag it passes is a flag of `operator run`", () => {

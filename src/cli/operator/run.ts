@@ -88,6 +88,14 @@ Examples:
     };
     const { createLogger } = await import("../_logger.ts");
     const { runOperator } = await import("../../operator/manager.ts");
+    const { leaderIdentity } = await import("../../operator/identity.ts");
+    const { hostname } = await import("node:os");
+    const identity = leaderIdentity(
+      { POD_NAME: process.env.POD_NAME },
+      hostname(),
+      process.pid,
+      crypto.randomUUID().slice(0, 8),
+    );
     const logger = createLogger(logFormat, logLevel);
     const stop = new AbortController();
     let signals = 0;
@@ -102,7 +110,7 @@ Examples:
     };
     process.on("SIGTERM", () => onSignal("SIGTERM"));
     process.on("SIGINT", () => onSignal("SIGINT"));
-    const code = await runOperator({ ...opts, logger }, stop.signal);
+    const code = await runOperator({ ...opts, identity, logger }, stop.signal);
     process.exit(code);
   },
 });
