@@ -2,7 +2,7 @@
  * `devctl operator install` on a real API server: pod flags, and what `--wait` waits for.
  *
  * - Bad pod flags are usage errors (exit 2) and nothing is created.
- * - The pod flags reach the live Deployment, and the real scheduler keeps a pod whose node selector
+ * - The pod flags (scheduling, pulling, memory) reach the live Deployment, and the real scheduler keeps a pod whose node selector
  *   matches no node Pending: --wait shows the scheduler's message and times out naming it.
  * - Ready pods are not enough: --wait keeps waiting until a process whose identity is one of the
  *   installed pods (the real `devctl operator run`, told its pod name through POD_NAME as the
@@ -102,8 +102,10 @@ describe("devctl operator install: pod flags", () => {
       ["--node-selector", "pool", '--node-selector "pool" must be key=value'],
       ["--image-pull-policy", "never", '--image-pull-policy "never" must be one of: Always, IfNotPresent, Never'],
       ["--image-pull-secret", "Reg_Cred", '--image-pull-secret "Reg_Cred" is not a Secret name'],
+      ["--memory-limit", "48Mi", "memory limit 48Mi is below the operator's idle footprint"],
+      ["--memory-request", "1Gi --memory-limit 512Mi", "memory request 1Gi is above the limit 512Mi"],
     ] as const) {
-      const r = devctl(["operator", "install", "-n", ns, flag, value]);
+      const r = devctl(["operator", "install", "-n", ns, flag, ...value.split(" ")]);
       expect({ flag, code: r.code, says: r.stderr.includes(says) }).toEqual({ flag, code: 2, says: true });
     }
     expect(await getOrUndefined(NAMESPACES, ns)).toBeUndefined();
@@ -120,6 +122,10 @@ describe("devctl operator install: pod flags", () => {
       "IfNotPresent",
       "--image-pull-secret",
       "regcred",
+      "--memory-request",
+      "320Mi",
+      "--memory-limit",
+      "1Gi",
       "--timeout",
       "8s",
     ]);
@@ -140,6 +146,10 @@ describe("devctl operator install: pod flags", () => {
     ]);
     expect(spec.imagePullSecrets).toEqual([{ name: "regcred" }]);
     expect(spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
+    expect(spec.containers[0].resources).toEqual({
+      requests: { cpu: "50m", memory: "320Mi" },
+      limits: { memory: "1Gi" },
+    });
   }, 60_000);
 });
 

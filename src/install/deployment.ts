@@ -13,8 +13,10 @@
  *   reconciles finish and the Lease is released before SIGKILL.
  * - With more than one replica, a preferred pod anti-affinity spreads replicas across nodes.
  * - nodeSelector, tolerations, imagePullPolicy and imagePullSecrets appear only when given.
+ * - Resources: a memory request and limit sized from the measured footprint (resources.ts), no CPU limit.
  */
 import type { KubeObject } from "../kube/types.ts";
+import { containerResources, type ContainerResources } from "./resources.ts";
 
 export const CONTAINER_NAME = "operator";
 export const METRICS_PORT = 8080;
@@ -23,17 +25,6 @@ export const HEALTH_PORT = 8081;
 export const TERMINATION_GRACE_SECONDS = 40;
 /** distroless "nonroot" user and group. */
 export const RUN_AS_USER = 65532;
-
-/**
- * Sized from the measured footprint: the compiled operator idles at ~60 MiB RSS watching a few
- * WebApps (Bun's runtime is most of it; see the in-cluster test in tests/cli.test.ts, which measures
- * it). Requests cover the idle state; the memory limit leaves 3x headroom for caches of thousands of
- * objects and watch bursts. No CPU limit: throttling a controller only delays reconciles.
- */
-export const RESOURCES = {
-  requests: { cpu: "50m", memory: "64Mi" },
-  limits: { memory: "192Mi" },
-} as const;
 
 export interface DeploymentParams {
   name: string;
@@ -51,6 +42,8 @@ export interface DeploymentParams {
   tolerations?: Toleration[];
   imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
   imagePullSecrets?: string[];
+  /** Default: sized from the measured footprint (resources.ts). */
+  resources?: ContainerResources;
 }
 
 /** core/v1 Toleration, as install sets it. */
@@ -116,7 +109,7 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
               ],
               livenessProbe: probe("/healthz", 10, 3),
               readinessProbe: probe("/readyz", 5, 3),
-              resources: { requests: { ...RESOURCES.requests }, limits: { ...RESOURCES.limits } },
+              resources: structuredClone(p.resources ?? containerResources()),
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

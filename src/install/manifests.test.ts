@@ -4,7 +4,7 @@ import run from "../cli/operator/run.ts";
 import { parseDuration } from "../cli/_flags.ts";
 import { DEFAULT_LEASE_NAME } from "../operator/manager.ts";
 import type { KubeObject } from "../kube/types.ts";
-import { HEALTH_PORT, METRICS_PORT, RESOURCES, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
+import { HEALTH_PORT, METRICS_PORT, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
 import {
   buildManifests,
   clusterRoleName,
@@ -177,9 +177,10 @@ describe("the operator Deployment", () => {
     expect(container.ports).toContainEqual({ name: "health", containerPort: 8081, protocol: "TCP" });
   });
 
-  test("requests and limits come from the measured footprint", () => {
-    expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "192Mi" } });
-    expect(container.resources).toEqual(RESOURCES);
+  // That the memory figures follow BENCHMARKS.md is tested in resources.test.ts, from the file itself.
+  test("requests memory and a little CPU, and limits memory only (no CPU throttling)", () => {
+    expect(Object.keys(container.resources.requests).sort()).toEqual(["cpu", "memory"]);
+    expect(Object.keys(container.resources.limits)).toEqual(["memory"]);
   });
 
   test("gives the operator longer to stop than its own shutdown timeout", () => {

@@ -75,6 +75,7 @@ describe("waitForOperator", () => {
     });
     await t.clock.advance(1000);
     expect(await done).toBe("1 of 1 replicas ready and available; pod webapp-operator-abc holds the Lease");
+    expect(t.clock.now()).toBe(6000);
     expect(t.lines).toEqual([
       "  pod webapp-operator-abc: Ready",
       "waiting for deployment ns/webapp-operator (0s): 1 of 1 replicas ready and available; no installed pod holds the Lease yet",
@@ -113,6 +114,7 @@ describe("waitForOperator", () => {
     expect(t.lines.filter((l) => l.startsWith("  "))).toEqual([
       "  pod webapp-operator-abc: Pending",
       "  pod webapp-operator-abc: ContainerCreating",
+      `  pod webapp-operator-abc: ErrImageNeverPull: image "${IMAGE}" is not present`,
     ]);
     expect(err.name).toBe("InstallError");
     expect(err.message).toContain(

@@ -62,6 +62,11 @@ export async function waitForOperator(
     const pods = await withLastLogs(client, namespace, await readPods(client, d, o.signal), o.signal);
     const holder = await readHolder(client, namespace, o.leaseName ?? LEASE_NAME, o.signal);
     const verdict = waitVerdict({ namespace, rollout: rolloutState(d), pods, holder });
+    for (const p of pods) {
+      const line = podLine(p);
+      if (lastPodLine.get(p.pod) !== line) o.onProgress?.(`  ${line}`);
+      lastPodLine.set(p.pod, line);
+    }
     if (verdict.kind === "leading") return verdict.message;
     if (verdict.kind === "failed") throw new InstallError(`deployment ${namespace}/${name}: ${verdict.message}`);
     const elapsed = o.clock.now() - started;
@@ -71,11 +76,6 @@ export async function waitForOperator(
         `deployment ${namespace}/${name} is not leading after ${Math.round(elapsed / 1000)} s: ${verdict.message}` +
           `${states ? `; ${states}` : ""}. Look at \`kubectl -n ${namespace} describe pods\`, or wait longer with --timeout`,
       );
-    }
-    for (const p of pods) {
-      const line = podLine(p);
-      if (lastPodLine.get(p.pod) !== line) o.onProgress?.(`  ${line}`);
-      lastPodLine.set(p.pod, line);
     }
     if (verdict.message !== lastLine || o.clock.now() - lastAt >= PROGRESS_EVERY_MS) {
       o.onProgress?.(

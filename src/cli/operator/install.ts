@@ -11,6 +11,7 @@ import {
   OPERATOR_NAME,
   type InstallOptions,
 } from "../../install/manifests.ts";
+import { containerResources, DEFAULT_MEMORY, MEASURED, memoryProblem } from "../../install/resources.ts";
 import { clientFrom, clusterArgs } from "../_global.ts";
 import { parseDuration, parsePositiveInt } from "../_flags.ts";
 import { UsageError } from "../_run.ts";
@@ -49,6 +50,14 @@ export const manifestArgs = {
     type: "string",
     description: "Secrets in the install namespace for pulling the image, comma-separated",
   },
+  "memory-request": {
+    type: "string",
+    description: `Memory request of each replica (default ${DEFAULT_MEMORY.request}: the steady footprint with ${MEASURED.webapps.toLocaleString("en")} WebApps)`,
+  },
+  "memory-limit": {
+    type: "string",
+    description: `Memory limit of each replica (default ${DEFAULT_MEMORY.limit}: the peak with ${MEASURED.webapps.toLocaleString("en")} WebApps plus headroom)`,
+  },
 } as const;
 
 export interface ManifestFlags {
@@ -59,6 +68,8 @@ export interface ManifestFlags {
   toleration?: string | string[];
   "image-pull-policy"?: string;
   "image-pull-secret"?: string | string[];
+  "memory-request"?: string;
+  "memory-limit"?: string;
 }
 
 export function installOptionsFrom(args: ManifestFlags): InstallOptions {
@@ -74,6 +85,14 @@ export function installOptionsFrom(args: ManifestFlags): InstallOptions {
   const tolerations = parseTolerations(args.toleration);
   const imagePullPolicy = parsePullPolicy(args["image-pull-policy"]);
   const imagePullSecrets = parsePullSecrets(args["image-pull-secret"]);
+  const memoryRequest = args["memory-request"]?.trim() || undefined;
+  const memoryLimit = args["memory-limit"]?.trim() || undefined;
+  const memory = containerResources({
+    ...(memoryRequest ? { request: memoryRequest } : {}),
+    ...(memoryLimit ? { limit: memoryLimit } : {}),
+  });
+  const problem = memoryProblem(memory);
+  if (problem) throw new UsageError(`--memory-request/--memory-limit: ${problem}`);
   return {
     namespace,
     image,
@@ -83,6 +102,8 @@ export function installOptionsFrom(args: ManifestFlags): InstallOptions {
     ...(tolerations ? { tolerations } : {}),
     ...(imagePullPolicy ? { imagePullPolicy } : {}),
     ...(imagePullSecrets ? { imagePullSecrets } : {}),
+    ...(memoryRequest ? { memoryRequest } : {}),
+    ...(memoryLimit ? { memoryLimit } : {}),
   };
 }
 
