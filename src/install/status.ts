@@ -14,9 +14,13 @@ import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { humanDuration } from "./format.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
-import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
-import type { DeploymentLike } from "./rollout.ts";
+import { APP_NAME, APP_NAME_LABEL, INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
+import { findInstallations, type Installation } from "./installations.ts";
+import { podState, type PodLike, type PodState } from "./pods.ts";
+import { statusProblems } from "./problems.ts";
+import { rolloutState, type DeploymentLike, type RolloutState } from "./rollout.ts";
 
+const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
 const LEASES: ResourceType = {
   group: "coordination.k8s.io",
   version: "v1",
@@ -28,6 +32,12 @@ const LEASES: ResourceType = {
 export interface OperatorStatus {
   namespace: string;
   deployment?: { version: string; image: string; desired: number; ready: number; updated: number; available: number };
+  /** The Deployment's rollout, by rollout.ts's rules. */
+  rollout?: RolloutState;
+  /** The operator's pods (pods.ts), sorted by name. */
+  pods?: PodState[];
+  /** Every devctl operator in the cluster; undefined when Deployments may not be listed cluster-wide. */
+  installations?: Installation[];
   leader?: { holder: string; renewTime?: string; leaseDurationSeconds: number };
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
@@ -43,6 +53,12 @@ interface Conditioned extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
+/** Optional reads: an identity that may not make them still sees the rest. */
+const ifForbidden = (e: unknown): undefined => {
+  if (isForbidden(e)) return undefined;
+  throw e;
+};
+
 async function maybe<T>(p: Promise<T>): Promise<T | undefined> {
   try {
     return await p;
@@ -53,17 +69,22 @@ async function maybe<T>(p: Promise<T>): Promise<T | undefined> {
 }
 
 export async function readStatus(client: KubeClient, namespace: string, signal?: AbortSignal): Promise<OperatorStatus> {
-  const [dep, lease, crd, list] = await Promise.all([
+  const sig = signal ? { signal } : {};
+  const [dep, lease, crd, list, pods, installations] = await Promise.all([
     maybe(client.get<DeploymentLike>(INSTALL_RESOURCES.Deployment as ResourceType, OPERATOR_NAME, namespace, signal)),
     maybe(client.get<Lease>(LEASES, LEASE_NAME, namespace, signal)),
     maybe(
       client.get<Conditioned>(INSTALL_RESOURCES.CustomResourceDefinition as ResourceType, CRD_NAME, undefined, signal),
     ),
     // Counting WebApps needs list in every namespace; without it status still shows the rest.
-    maybe(client.listAll<Conditioned>(WEBAPP_RESOURCE, signal ? { signal } : {})).catch((e: unknown) => {
+    maybe(client.listAll<Conditioned>(WEBAPP_RESOURCE, sig)).catch((e: unknown) => {
       if (isForbidden(e)) return { error: (e as Error).message };
       throw e;
     }),
+    client
+      .listAll<PodLike>(PODS, { namespace, labelSelector: `${APP_NAME_LABEL}=${APP_NAME}`, ...sig })
+      .catch(ifForbidden),
+    findInstallations(client, signal).catch(ifForbidden),
   ]);
   const status: OperatorStatus = { namespace };
   if (dep) {
@@ -79,7 +100,13 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       updated: dep.status?.updatedReplicas ?? 0,
       available: dep.status?.availableReplicas ?? 0,
     };
+    status.rollout = rolloutState(dep);
   }
+  if (pods)
+    status.pods = pods.items
+      .sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""))
+      .map((p) => podState(p));
+  if (installations) status.installations = installations;
   if (lease?.spec) {
     status.leader = {
       holder: lease.spec.holderIdentity ?? "",
@@ -136,8 +163,10 @@ export function formatStatus(s: OperatorStatus, now: number): string {
     if (w.noStatus) parts.push(`${w.noStatus} without status yet`);
     lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}`]);
   }
+  const problems = statusProblems(s, now);
+  if (problems.length) lines.push(["Problems", problems.join("\n  ")]);
   const width = Math.max(...lines.map(([k]) => k.length)) + 2;
-  return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`).join("\n");
+  return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v.replace(/\n {2}/g, `\n${" ".repeat(width)}`)}`).join("\n");
 }
 
 function formatLeader(l: OperatorStatus["leader"], now: number): string {

@@ -137,6 +137,11 @@ Examples:
       default: "2m",
       description: "How long to wait for the CRD to be Established and, with --wait, for the operator",
     },
+    force: {
+      type: "boolean",
+      default: false,
+      description: "Install even though a devctl operator is installed in another namespace (two operators)",
+    },
   },
   async run({ args }) {
     const opts = installOptionsFrom(args);
@@ -150,6 +155,8 @@ Examples:
     }
     const client = await clientFrom(args);
     const { applyAll } = await import("../../install/apply.ts");
+    const { installPreflight } = await import("../../install/installations.ts");
+    await installPreflight(client, opts.namespace, { force: args.force, onNote: (l) => console.error(l) });
     console.error(
       `installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`,
     );

@@ -1,7 +1,8 @@
 /** `devctl operator run`: the operator daemon, and the container's entrypoint. */
 import { defineCommand } from "citty";
-import { clusterArgs } from "../_global.ts";
+import { clientFrom, clusterArgs } from "../_global.ts";
 import { parseChoice, parseDuration, parsePositiveInt } from "../_flags.ts";
+import { UsageError } from "../_run.ts";
 
 export default defineCommand({
   meta: {
@@ -23,7 +24,11 @@ Examples:
     concurrency: { type: "string", default: "4", description: "Maximum concurrent reconciles" },
     "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
     "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
-    "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
+    "lease-namespace": {
+      type: "string",
+      description:
+        "Namespace of the Lease (default in a pod: its namespace; outside a cluster: the installed operator's, so this process joins its election)",
+    },
     "lease-duration": { type: "string", default: "15s", description: "How long a lease is valid without renewal" },
     "renew-deadline": {
       type: "string",
@@ -88,6 +93,16 @@ Examples:
     };
     const { createLogger } = await import("../_logger.ts");
     const { runOperator } = await import("../../operator/manager.ts");
+    const logger = createLogger(logFormat, logLevel);
+    if (opts.leaderElection && !opts.leaderElection.namespace) {
+      const namespace = await outOfClusterLeaseNamespace(args);
+      if (namespace) {
+        opts.leaderElection = { ...opts.leaderElection, namespace };
+        logger.info(
+          `outside a cluster: joining the leader election of the operator installed in namespace ${namespace} (Lease ${namespace}/${opts.leaderElection.leaseName}); this process reconciles only while it holds that Lease`,
+        );
+      }
+    }
     const { leaderIdentity } = await import("../../operator/identity.ts");
     const { hostname } = await import("node:os");
     const identity = leaderIdentity(
@@ -96,7 +111,6 @@ Examples:
       process.pid,
       crypto.randomUUID().slice(0, 8),
     );
-    const logger = createLogger(logFormat, logLevel);
     const stop = new AbortController();
     let signals = 0;
     const onSignal = (name: string) => {
@@ -114,3 +128,25 @@ Examples:
     process.exit(code);
   },
 });
+
+/**
+ * Outside a cluster (a kubeconfig context, not a service account) with leader election and no
+ * --lease-namespace: the installed operator's namespace, so this process joins its fleet; an error
+ * when there is none, several, or they cannot be listed. Undefined in a cluster (the pod's namespace).
+ */
+async function outOfClusterLeaseNamespace(args: {
+  kubeconfig?: string;
+  context?: string;
+}): Promise<string | undefined> {
+  const client = await clientFrom(args);
+  if (client.context === "") return undefined;
+  const { findInstallations, leaseNamespaceFor } = await import("../../install/installations.ts");
+  const { isForbidden } = await import("../../kube/errors.ts");
+  const installed = await findInstallations(client).catch((e: unknown) => {
+    if (isForbidden(e)) return { forbidden: (e as Error).message };
+    throw e;
+  });
+  const choice = leaseNamespaceFor(installed);
+  if (choice.kind === "refuse") throw new UsageError(choice.message);
+  return choice.namespace;
+}
