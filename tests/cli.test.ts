@@ -37,6 +37,7 @@ import {
   kubeconfig,
   kubectl,
   NAMESPACES,
+  PODS,
   sh,
   tempNamespace,
   type WebAppLike,
@@ -374,6 +375,8 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       KUBERNETES_SERVICE_PORT: new URL(serverUrl()).port,
       // Only this suite's namespace: other suites' operators run on the same cluster (the pod sets none).
       WATCH_NAMESPACE: watched.name,
+      // The Deployment's downward-API env: the name of one of its pods (KWOK runs no process for it).
+      POD_NAME: await podOfInstall(),
     };
     let logs = "";
     const proc = Bun.spawn(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", ...command], {
@@ -568,6 +571,17 @@ describe("devctl operator uninstall", () => {
     expect(status.stdout).toContain("not installed");
   });
 });
+
+/** The name of a pod of the installed Deployment, as the downward API gives it to its container. */
+async function podOfInstall(): Promise<string> {
+  const pods = await kube.list(PODS, {
+    namespace: INSTALL_NS,
+    labelSelector: "app.kubernetes.io/name=devctl-operator",
+  });
+  const name = pods.items[0]?.metadata.name;
+  if (!name) throw new Error(`no pod of the operator Deployment in ${INSTALL_NS}`);
+  return name;
+}
 
 // --- helpers: kubeconfigs for other identities -------------------------------------------------
 
