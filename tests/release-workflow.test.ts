@@ -1,6 +1,6 @@
 /**
  * The release workflow (.github/workflows/release.yml): valid for GitHub Actions by actionlint (built
- * from its Go module, tests/_actionlint.ts), and doing what the release needs: on a version tag,
+ * from its Go module, tests/_gotool.ts), and doing what the release needs: on a version tag,
  * `npm run release` (four executables + SHA256SUMS) and the Dockerfile's image pushed to the image
  * repository install uses by default.
  * actionlint runs without shellcheck and pyflakes, so its verdict does not depend on what else the
@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_IMAGE_REPOSITORY } from "../src/install/manifests.ts";
-import { ensureActionlint } from "./_actionlint.ts";
+import { ACTIONLINT, ensureGoTool } from "./_gotool.ts";
 import { ROOT, sh } from "./_support.ts";
 
 const WORKFLOW = join(ROOT, ".github/workflows/release.yml");
-const lint = (file: string) => sh([ensureActionlint(), "-no-color", "-shellcheck=", "-pyflakes=", file]);
+const lint = (file: string) => sh([ensureGoTool(ACTIONLINT), "-no-color", "-shellcheck=", "-pyflakes=", file]);
 
 interface Step {
   run?: string;
