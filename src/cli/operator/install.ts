@@ -115,8 +115,8 @@ export default defineCommand({
 Examples:
   devctl operator install --wait
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
-  devctl operator install --image devctl:local --image-pull-policy Never --node-selector kubernetes.io/os=linux \
-    --toleration dedicated=operators:NoSchedule --wait
+  devctl operator install --image devctl:local --image-pull-policy Never --wait     # an image loaded onto the nodes
+  devctl operator install --node-selector pool=ops --toleration dedicated=ops:NoSchedule --memory-limit 1Gi
   devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing`,
   },
   args: {
