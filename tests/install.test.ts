@@ -24,7 +24,11 @@ describe("devctl operator install: pod flags", () => {
   test("a bad pod flag is a usage error naming it, and nothing is created", async () => {
     const ns = `install-bad-${suffix}`;
     for (const [flag, value, says] of [
-      ["--toleration", "dedicated=ops:NoRun", '--toleration "dedicated=ops:NoRun": the effect must be one of'],
+      [
+        "--toleration",
+        "dedicated=ops:NoRun",
+        '--toleration "dedicated=ops:NoRun" is invalid: the effect must be one of',
+      ],
       ["--node-selector", "pool", '--node-selector "pool" must be key=value'],
       ["--image-pull-policy", "never", '--image-pull-policy "never" must be one of: Always, IfNotPresent, Never'],
       ["--image-pull-secret", "Reg_Cred", '--image-pull-secret "Reg_Cred" is not a Secret name'],

@@ -29,7 +29,7 @@ describe("--node-selector", () => {
     expect(usage(() => parseNodeSelector("Bad_Prefix/x=1"))).toContain(
       'its prefix "Bad_Prefix" must be a DNS subdomain',
     );
-    expect(usage(() => parseNodeSelector("a=b c"))).toContain('--node-selector "a=b c": the value must be');
+    expect(usage(() => parseNodeSelector("a=b c"))).toContain('--node-selector "a=b c" is invalid: the value must be');
     expect(usage(() => parseNodeSelector(`${"k".repeat(64)}=v`))).toContain("its name must be 1 to 63");
   });
 });
@@ -46,7 +46,7 @@ describe("--toleration", () => {
 
   test("refuses an unknown effect and a bad key, saying the syntax", () => {
     expect(usage(() => parseTolerations("a=b:NoRun"))).toBe(
-      'UsageError: --toleration "a=b:NoRun": the effect must be one of NoSchedule, PreferNoSchedule, NoExecute; use key=value:Effect, key:Effect, key=value or key, e.g. dedicated=operators:NoSchedule',
+      'UsageError: --toleration "a=b:NoRun" is invalid: the effect must be one of NoSchedule, PreferNoSchedule, NoExecute; use key=value:Effect, key:Effect, key=value or key, e.g. dedicated=operators:NoSchedule',
     );
     expect(usage(() => parseTolerations("=x:NoSchedule"))).toContain("its name must be 1 to 63");
   });

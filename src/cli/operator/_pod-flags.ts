@@ -10,7 +10,8 @@
  *   (no value means operator Exists; no effect means every effect).
  */
 import type { Toleration } from "../../install/deployment.ts";
-import { UsageError } from "../_run.ts";
+import { quantityBytes } from "../../install/resources.ts";
+import { UsageError } from "../_errors.ts";
 
 export const PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
 export type PullPolicy = (typeof PULL_POLICIES)[number];
@@ -58,7 +59,7 @@ export function parseNodeSelector(value: ListFlag): Record<string, string> | und
     if (eq < 0) throw new UsageError(`--node-selector "${item}" must be key=value, e.g. kubernetes.io/os=linux`);
     const [key, val] = [item.slice(0, eq), item.slice(eq + 1)];
     const problem = labelKeyProblem(key) ?? labelValueProblem(val);
-    if (problem) throw new UsageError(`--node-selector "${item}": ${problem}`);
+    if (problem) throw new UsageError(`--node-selector "${item}" is invalid: ${problem}`);
     out[key] = val;
   }
   return out;
@@ -76,9 +77,11 @@ export function parseTolerations(value: ListFlag): Toleration[] | undefined {
     const val = eq >= 0 ? kv.slice(eq + 1) : undefined;
     const usage = "use key=value:Effect, key:Effect, key=value or key, e.g. dedicated=operators:NoSchedule";
     if (effect !== undefined && !(EFFECTS as readonly string[]).includes(effect))
-      throw new UsageError(`--toleration "${item}": the effect must be one of ${EFFECTS.join(", ")}; ${usage}`);
+      throw new UsageError(
+        `--toleration "${item}" is invalid: the effect must be one of ${EFFECTS.join(", ")}; ${usage}`,
+      );
     const problem = labelKeyProblem(key) ?? (val !== undefined ? labelValueProblem(val) : undefined);
-    if (problem) throw new UsageError(`--toleration "${item}": ${problem}; ${usage}`);
+    if (problem) throw new UsageError(`--toleration "${item}" is invalid: ${problem}; ${usage}`);
     return {
       key,
       ...(val !== undefined ? { operator: "Equal" as const, value: val } : { operator: "Exists" as const }),
@@ -92,6 +95,13 @@ export function parsePullPolicy(value: string | undefined): PullPolicy | undefin
   if (!(PULL_POLICIES as readonly string[]).includes(value))
     throw new UsageError(`--image-pull-policy "${value}" must be one of: ${PULL_POLICIES.join(", ")}`);
   return value as PullPolicy;
+}
+
+/** A memory quantity flag ("512Mi", "1Gi"). */
+export function parseMemoryQuantity(value: string, flag: string): string {
+  if (quantityBytes(value) === undefined)
+    throw new UsageError(`${flag} "${value}" is not a memory quantity such as 256Mi, 512Mi or 1Gi`);
+  return value.trim();
 }
 
 export function parsePullSecrets(value: ListFlag): string[] | undefined {

@@ -11,53 +11,87 @@ import {
   OPERATOR_NAME,
   type InstallOptions,
 } from "../../install/manifests.ts";
+import { clientFrom, connectionArgs } from "../_global.ts";
+import { info, out } from "../_output.ts";
+import {
+  choiceFlag,
+  dryRunFlag,
+  durationFlag,
+  intFlag,
+  parseDuration,
+  parseNamespaceName,
+  parsePositiveInt,
+  typed,
+} from "../_flags.ts";
+import { UsageError } from "../_errors.ts";
 import { containerResources, DEFAULT_MEMORY, MEASURED, memoryProblem } from "../../install/resources.ts";
-import { clientFrom, clusterArgs } from "../_global.ts";
-import { parseDuration, parsePositiveInt } from "../_flags.ts";
-import { UsageError } from "../_run.ts";
-import { parseNodeSelector, parsePullPolicy, parsePullSecrets, parseTolerations, PULL_POLICIES } from "./_pod-flags.ts";
+import {
+  parseMemoryQuantity,
+  parseNodeSelector,
+  parsePullPolicy,
+  parsePullSecrets,
+  parseTolerations,
+  PULL_POLICIES,
+} from "./_pod-flags.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
-export const operatorNamespaceArg = {
-  type: "string",
-  alias: "n",
-  default: DEFAULT_NAMESPACE,
-  description: "Namespace the operator is installed in",
-} as const;
+export const operatorNamespaceArg = typed(
+  { type: "string", alias: "n", default: DEFAULT_NAMESPACE, description: "Namespace the operator is installed in" },
+  parseNamespaceName,
+);
 
 /** The options shared by install and manifests. */
 export const manifestArgs = {
-  kubeconfig: clusterArgs.kubeconfig,
-  context: clusterArgs.context,
+  ...connectionArgs,
   namespace: operatorNamespaceArg,
   image: { type: "string", description: `Operator image (default: ${defaultImage()})` },
-  replicas: {
-    type: "string",
-    default: String(DEFAULT_REPLICAS),
-    description: "Operator replicas; one leads, the others stand by with warm caches",
-  },
-  "node-selector": {
-    type: "string",
-    description: "Schedule the operator only on nodes with these labels: key=value[,key=value...]",
-  },
-  toleration: {
-    type: "string",
-    description:
-      "Let the operator run on tainted nodes: key=value:Effect, key:Effect, key=value or key, comma-separated",
-  },
-  "image-pull-policy": { type: "string", description: `${PULL_POLICIES.join(", ")} (default: the cluster's)` },
-  "image-pull-secret": {
-    type: "string",
-    description: "Secrets in the install namespace for pulling the image, comma-separated",
-  },
-  "memory-request": {
-    type: "string",
-    description: `Memory request of each replica (default ${DEFAULT_MEMORY.request}: the steady footprint with ${MEASURED.webapps.toLocaleString("en")} WebApps)`,
-  },
-  "memory-limit": {
-    type: "string",
-    description: `Memory limit of each replica (default ${DEFAULT_MEMORY.limit}: the peak with ${MEASURED.webapps.toLocaleString("en")} WebApps plus headroom)`,
-  },
+  replicas: intFlag(
+    {
+      default: String(DEFAULT_REPLICAS),
+      description: "Operator replicas; one leads, the others stand by with warm caches",
+    },
+    1,
+    MAX_REPLICAS,
+  ),
+  "node-selector": typed(
+    {
+      type: "string",
+      description: "Schedule the operator only on nodes with these labels: key=value[,key=value...]",
+    },
+    (v) => parseNodeSelector(v),
+  ),
+  toleration: typed(
+    {
+      type: "string",
+      description:
+        "Let the operator run on tainted nodes: key=value:Effect, key:Effect, key=value or key, comma-separated",
+    },
+    (v) => parseTolerations(v),
+  ),
+  "image-pull-policy": choiceFlag(
+    { description: "How the nodes pull the image (default: the cluster's)" },
+    PULL_POLICIES,
+  ),
+  "image-pull-secret": typed(
+    { type: "string", description: "Secrets in the install namespace for pulling the image, comma-separated" },
+    (v) => parsePullSecrets(v),
+  ),
+  "memory-request": typed(
+    {
+      type: "string",
+      valueHint: "quantity",
+      description: `Memory request of each replica (default ${DEFAULT_MEMORY.request}: the steady footprint with ${MEASURED.webapps.toLocaleString("en")} WebApps)`,
+    },
+    parseMemoryQuantity,
+  ),
+  "memory-limit": typed(
+    {
+      type: "string",
+      valueHint: "quantity",
+      description: `Memory limit of each replica (default ${DEFAULT_MEMORY.limit}: the peak with ${MEASURED.webapps.toLocaleString("en")} WebApps plus headroom)`,
+    },
+    parseMemoryQuantity,
+  ),
 } as const;
 
 export interface ManifestFlags {
@@ -117,26 +151,22 @@ Examples:
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
   devctl operator install --image devctl:local --image-pull-policy Never --wait     # an image loaded onto the nodes
   devctl operator install --node-selector pool=ops --toleration dedicated=ops:NoSchedule --memory-limit 1Gi
-  devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing`,
+  devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing
+  devctl operator install --dry-run=server                     # the API server checks it, stores nothing`,
   },
   args: {
     ...manifestArgs,
-    "dry-run": {
-      type: "boolean",
-      default: false,
-      description: "Print the objects that would be applied (YAML) and apply nothing",
-    },
+    "dry-run": dryRunFlag("client: print the objects as YAML, apply nothing; server: the API server checks each apply"),
     wait: {
       type: "boolean",
       default: false,
       description:
         "Wait until the Deployment is rolled out and one of its pods holds the leader Lease, showing each pod's state; fails at once on image pull errors and crash loops",
     },
-    timeout: {
-      type: "string",
+    timeout: durationFlag({
       default: "2m",
       description: "How long to wait for the CRD to be Established and, with --wait, for the operator",
-    },
+    }),
     force: {
       type: "boolean",
       default: false,
@@ -147,33 +177,39 @@ Examples:
     const opts = installOptionsFrom(args);
     const timeoutMs = parseDuration(args.timeout, "timeout");
     const objects = buildManifests(opts);
-    if (args["dry-run"]) {
+    if (args["dry-run"] === "client") {
       const { toYamlDocuments } = await import("../../api/yaml.ts");
       process.stdout.write(toYamlDocuments(objects));
-      console.error(`# dry run: ${objects.length} objects printed, nothing applied`);
+      info(`# dry run: ${objects.length} objects printed, nothing applied`);
       return;
     }
     const client = await clientFrom(args);
+    if (args["dry-run"] === "server") {
+      const { serverDryRun } = await import("./_server-dry-run.ts");
+      for (const l of await serverDryRun(client, objects))
+        out(`${l.name} ${l.action} (server dry run${l.note ? `: ${l.note}` : ""})`);
+      return;
+    }
     const { applyAll } = await import("../../install/apply.ts");
     const { installPreflight } = await import("../../install/installations.ts");
-    await installPreflight(client, opts.namespace, { force: args.force, onNote: (l) => console.error(l) });
-    console.error(
+    await installPreflight(client, opts.namespace, { force: args.force, onNote: (l) => info(l) });
+    info(
       `installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`,
     );
     const results = await applyAll(client, objects, {
       clock: realClock,
       timeoutMs,
-      onApplied: (r) => console.log(`${r.name} ${r.action}`),
-      onProgress: (line) => console.error(line),
+      onApplied: (r) => out(`${r.name} ${r.action}`),
+      onProgress: (line) => info(line),
     });
     const changed = results.filter((r) => r.action !== "unchanged").length;
-    console.error(
+    info(
       changed === 0
         ? "installed: everything was already up to date"
         : `installed: ${changed} of ${results.length} objects created or changed`,
     );
     if (!args.wait) {
-      console.error(
+      info(
         `the operator starts in the background; follow it with: devctl operator status -n ${opts.namespace} (or install with --wait)`,
       );
       return;
@@ -182,8 +218,8 @@ Examples:
     const message = await waitForOperator(client, OPERATOR_NAME, opts.namespace, {
       clock: realClock,
       timeoutMs,
-      onProgress: (line) => console.error(line),
+      onProgress: (line) => info(line),
     });
-    console.error(`the operator is ready and leading: ${message}`);
+    info(`the operator is ready and leading: ${message}`);
   },
 });

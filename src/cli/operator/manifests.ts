@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { defineCommand } from "citty";
 import { FORMATS, packageFiles, STREAM_FILE } from "../../install/packages.ts";
-import { parseChoice } from "../_flags.ts";
-import { UsageError } from "../_run.ts";
+import { UsageError } from "../_errors.ts";
+import { choiceFlag, parseChoice } from "../_flags.ts";
 import { installOptionsFrom, manifestArgs } from "./install.ts";
 
 export default defineCommand({
@@ -23,7 +23,10 @@ Examples:
   },
   args: {
     ...manifestArgs,
-    format: { type: "string", default: "yaml", description: `${FORMATS.join(", ")}` },
+    format: choiceFlag(
+      { default: "yaml", description: "What to write: a YAML stream, a Helm chart or a kustomize base" },
+      FORMATS,
+    ),
     output: {
       type: "string",
       description:

@@ -3,7 +3,8 @@
  * the problems it finds (install/problems.ts); exit 1 when not installed or any problem is found.
  */
 import { defineCommand } from "citty";
-import { clientFrom, clusterArgs } from "../_global.ts";
+import { clientFrom, connectionArgs } from "../_global.ts";
+import { out } from "../_output.ts";
 import { operatorNamespaceArg } from "./install.ts";
 
 export default defineCommand({
@@ -15,14 +16,14 @@ Examples:
   devctl operator status
   devctl operator status -n platform --context prod`,
   },
-  args: { kubeconfig: clusterArgs.kubeconfig, context: clusterArgs.context, namespace: operatorNamespaceArg },
+  args: { ...connectionArgs, namespace: operatorNamespaceArg },
   async run({ args }) {
     const client = await clientFrom(args);
     const { formatStatus, readStatus } = await import("../../install/status.ts");
     const { statusProblems } = await import("../../install/problems.ts");
     const status = await readStatus(client, args.namespace);
     const now = Date.now();
-    console.log(formatStatus(status, now));
+    out(formatStatus(status, now));
     if (!status.deployment || statusProblems(status, now).length) process.exitCode = 1;
   },
 });

@@ -5,8 +5,9 @@
  */
 import { defineCommand } from "citty";
 import { CRD_NAME } from "../../api/webapp.ts";
-import { parseDuration } from "../_flags.ts";
-import { clientFrom, clusterArgs } from "../_global.ts";
+import { durationFlag, parseDuration } from "../_flags.ts";
+import { clientFrom, connectionArgs } from "../_global.ts";
+import { info, out } from "../_output.ts";
 import { operatorNamespaceArg } from "./install.ts";
 
 export default defineCommand({
@@ -21,8 +22,7 @@ Examples:
   devctl operator uninstall --delete-crd --yes    # for scripts`,
   },
   args: {
-    kubeconfig: clusterArgs.kubeconfig,
-    context: clusterArgs.context,
+    ...connectionArgs,
     namespace: operatorNamespaceArg,
     "delete-crd": {
       type: "boolean",
@@ -35,7 +35,7 @@ Examples:
       default: false,
       description: "Wait until every deleted object, the operator's pods and the namespace are gone",
     },
-    timeout: { type: "string", default: "2m", description: "How long --wait waits" },
+    timeout: durationFlag({ default: "2m", description: "How long --wait waits" }),
   },
   async run({ args }) {
     const timeoutMs = parseDuration(args.timeout, "timeout");
@@ -46,7 +46,7 @@ Examples:
       const where = f.namespaces.length
         ? ` in ${f.namespaces.length} namespace${f.namespaces.length === 1 ? "" : "s"} (${f.namespaces.join(", ")})`
         : "";
-      console.error(
+      info(
         `--delete-crd deletes the CustomResourceDefinition ${CRD_NAME} at ${client.server} and with it ${f.webapps} WebApp${f.webapps === 1 ? "" : "s"}${where}, ` +
           `and so ${f.deployments} Deployment${f.deployments === 1 ? "" : "s"} and ${f.services} Service${f.services === 1 ? "" : "s"} they own.`,
       );
@@ -57,16 +57,16 @@ Examples:
           );
         }
         if (!(await confirm("Delete them? [y/N] "))) {
-          console.error("nothing deleted");
+          info("nothing deleted");
           process.exitCode = 1;
           return;
         }
       }
     }
-    console.error(`uninstalling the devctl operator from namespace ${args.namespace} at ${client.server}`);
+    info(`uninstalling the devctl operator from namespace ${args.namespace} at ${client.server}`);
     const results = await uninstall(client, args.namespace, {
       deleteCrd: args["delete-crd"],
-      onDeleted: (d) => console.log(`${d.name} ${d.action}${d.note ? `: ${d.note}` : ""}`),
+      onDeleted: (d) => out(`${d.name} ${d.action}${d.note ? `: ${d.note}` : ""}`),
     });
     const deleted = results.filter((r) => r.action === "deleted").length;
     if (args.wait) {
@@ -75,10 +75,10 @@ Examples:
       await waitUntilGone(client, args.namespace, results, {
         clock: realClock,
         timeoutMs,
-        onProgress: (l) => console.error(l),
+        onProgress: (l) => info(l),
       });
     }
-    console.error(
+    info(
       deleted
         ? `uninstalled: ${deleted} object${deleted === 1 ? "" : "s"} deleted${args.wait ? ", and all of them are gone" : ""}`
         : "nothing to uninstall: the operator was not installed there",
