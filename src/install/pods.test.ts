@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { holderPod, podLine, podState, waitVerdict, type PodLike, type PodState } from "./pods.ts";
-import type { RolloutState } from "./rollout.ts";
+import type { RolloutState } from "../readiness/deployment.ts";
 
 const IMAGE = "ghcr.io/devctl/devctl:0.1.0";
 type Status = NonNullable<PodLike["status"]>;
@@ -18,8 +18,16 @@ const container = (c: Partial<Container>): Status => ({
 const waiting = (reason: string, message?: string) =>
   container({ state: { waiting: { reason, ...(message ? { message } : {}) } } });
 
-const done: RolloutState = { kind: "done", message: "2 of 2 replicas ready and available" };
-const progressing: RolloutState = { kind: "progressing", message: "0 of 2 replicas ready, 0 available" };
+const done: RolloutState = {
+  kind: "complete",
+  reason: "RolloutComplete",
+  message: "2 of 2 replicas ready and available",
+};
+const progressing: RolloutState = {
+  kind: "progressing",
+  reason: "ReplicasBecomingAvailable",
+  message: "0 of 2 updated replicas are available",
+};
 
 describe("podState and podLine", () => {
   test("every pull error is a pull failure that names the reason, the kubelet's message and the image", () => {
@@ -154,7 +162,11 @@ describe("waitVerdict", () => {
   });
 
   test("a Deployment past its progress deadline fails; Pending pods alone only wait", () => {
-    const failed: RolloutState = { kind: "failed", message: "rollout stalled: deadline" };
+    const failed: RolloutState = {
+      kind: "failed",
+      reason: "ProgressDeadlineExceeded",
+      message: "rollout stalled: deadline",
+    };
     expect(waitVerdict({ namespace: "ns", rollout: failed, pods: [], holder: undefined })).toEqual({
       kind: "failed",
       message: "rollout stalled: deadline",
@@ -162,7 +174,7 @@ describe("waitVerdict", () => {
     const pending: PodState = { kind: "pending", pod: "op-a", message: "0/1 nodes are available" };
     expect(waitVerdict({ namespace: "ns", rollout: progressing, pods: [pending], holder: undefined })).toEqual({
       kind: "waiting",
-      message: "0 of 2 replicas ready, 0 available",
+      message: "0 of 2 updated replicas are available",
     });
   });
 });

@@ -14,7 +14,7 @@
  */
 import type { KubeObject } from "../kube/types.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
-import type { RolloutState } from "./rollout.ts";
+import type { RolloutState } from "../readiness/deployment.ts";
 
 export const PULL_ERRORS = ["ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName"] as const;
 
@@ -128,7 +128,7 @@ export interface WaitInput {
 export function waitVerdict(w: WaitInput): WaitVerdict {
   const live = w.pods.filter((p) => p.kind !== "terminating").map((p) => p.pod);
   const leader = holderPod(w.holder, live);
-  if (w.rollout.kind === "done" && leader)
+  if (w.rollout.kind === "complete" && leader)
     return { kind: "leading", pod: leader, message: `${w.rollout.message}; pod ${leader} holds the Lease` };
   const pull = w.pods.find((p) => p.kind === "pull-failed");
   if (pull) return { kind: "failed", message: pullFailure(pull, w.namespace) };

@@ -12,8 +12,8 @@ const healthy: OperatorStatus = {
     ready: 2,
     updated: 2,
     available: 2,
+    rollout: { kind: "complete", reason: "RolloutComplete", message: "2 of 2 replicas ready and available" },
   },
-  rollout: { kind: "done", message: "2 of 2 replicas ready and available" },
   pods: [
     { kind: "ready", pod: "webapp-operator-7d9-aaaaa" },
     { kind: "ready", pod: "webapp-operator-7d9-bbbbb" },
@@ -31,7 +31,14 @@ describe("statusProblems", () => {
   test("a stuck rollout: the progress deadline, a pull error, a crash loop", () => {
     const s: OperatorStatus = {
       ...healthy,
-      rollout: { kind: "failed", message: "rollout stalled: ReplicaSet x has timed out progressing." },
+      deployment: {
+        ...healthy.deployment!,
+        rollout: {
+          kind: "failed",
+          reason: "ProgressDeadlineExceeded",
+          message: "rollout stalled: ReplicaSet x has timed out progressing.",
+        },
+      },
       pods: [
         ...healthy.pods!,
         {

@@ -27,9 +27,9 @@ export function statusProblems(s: OperatorStatus, now: number): string[] {
   const problems: string[] = [];
   const ns = s.namespace;
   const stuck = (s.pods ?? []).filter((p) => p.kind === "pull-failed" || p.kind === "crash-looping");
-  if (s.rollout?.kind === "failed")
+  if (d.rollout.kind === "failed")
     problems.push(
-      `the rollout is stuck: ${s.rollout.message}; see kubectl -n ${ns} describe deployment webapp-operator`,
+      `the rollout is stuck: ${d.rollout.message}; see kubectl -n ${ns} describe deployment webapp-operator`,
     );
   for (const p of stuck) problems.push(`the rollout is stuck: ${podLine(p)}; ${stuckAdvice(p, ns)}`);
   const leader = leaderProblem(s, now);

@@ -2,7 +2,7 @@
  * `devctl operator status`: what is installed and whether it works, read from the cluster.
  *
  * Properties:
- * - readStatus() only reads: the operator Deployment (version label, image, replicas), the
+ * - readStatus() only reads: the operator Deployment (version label, image, replicas, rollout state), the
  *   leader-election Lease (holder, last renew, and whether that renewal is still within the lease
  *   duration), the CRD, and every WebApp counted by its conditions.
  * - A missing part is a value (undefined), not an error: "not installed" is an answer.
@@ -18,7 +18,9 @@ import { APP_NAME, APP_NAME_LABEL, INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME,
 import { findInstallations, type Installation } from "./installations.ts";
 import { podState, type PodLike, type PodState } from "./pods.ts";
 import { statusProblems } from "./problems.ts";
-import { rolloutState, type DeploymentLike, type RolloutState } from "./rollout.ts";
+import type { DeploymentLike } from "./rollout.ts";
+import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
+import { type KstatusStatus, kstatusOf } from "../readiness/kstatus.ts";
 
 const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
 const LEASES: ResourceType = {
@@ -31,9 +33,16 @@ const LEASES: ResourceType = {
 
 export interface OperatorStatus {
   namespace: string;
-  deployment?: { version: string; image: string; desired: number; ready: number; updated: number; available: number };
-  /** The Deployment's rollout, by rollout.ts's rules. */
-  rollout?: RolloutState;
+  deployment?: {
+    version: string;
+    image: string;
+    desired: number;
+    ready: number;
+    updated: number;
+    available: number;
+    /** As `kubectl rollout status` judges it (readiness/deployment.ts), as `install --wait` does. */
+    rollout: RolloutState;
+  };
   /** The operator's pods (pods.ts), sorted by name. */
   pods?: PodState[];
   /** Every devctl operator in the cluster; undefined when Deployments may not be listed cluster-wide. */
@@ -42,7 +51,15 @@ export interface OperatorStatus {
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
   webapps?:
-    | { total: number; available: number; degraded: number; progressing: number; noStatus: number }
+    | {
+        total: number;
+        available: number;
+        degraded: number;
+        progressing: number;
+        noStatus: number;
+        /** By kstatus's verdict (readiness/kstatus.ts), as Flux or helm --wait would count them. */
+        kstatus: Record<KstatusStatus, number>;
+      }
     | { error: string };
 }
 
@@ -99,8 +116,8 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       ready: dep.status?.readyReplicas ?? 0,
       updated: dep.status?.updatedReplicas ?? 0,
       available: dep.status?.availableReplicas ?? 0,
+      rollout: rolloutState(readDeployment(dep)),
     };
-    status.rollout = rolloutState(dep);
   }
   if (pods)
     status.pods = pods.items
@@ -130,9 +147,22 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       degraded: count("Degraded"),
       progressing: count("Progressing"),
       noStatus: list.items.filter((w) => !w.status?.conditions?.length).length,
+      kstatus: countKstatus(list.items),
     };
   }
   return status;
+}
+
+const ROLLOUT_WORD: Record<RolloutState["kind"], string> = {
+  progressing: "in progress",
+  complete: "complete",
+  failed: "failed",
+};
+
+function countKstatus(items: readonly KubeObject[]): Record<KstatusStatus, number> {
+  const counts: Record<KstatusStatus, number> = { Current: 0, InProgress: 0, Failed: 0, Terminating: 0 };
+  for (const w of items) counts[kstatusOf(w).status]++;
+  return counts;
 }
 
 export function formatStatus(s: OperatorStatus, now: number): string {
@@ -148,6 +178,7 @@ export function formatStatus(s: OperatorStatus, now: number): string {
     lines.push(["Version", d.version]);
     lines.push(["Image", d.image]);
     lines.push(["Replicas", `${d.ready}/${d.desired} ready (${d.updated} up to date, ${d.available} available)`]);
+    lines.push(["Rollout", `${ROLLOUT_WORD[d.rollout.kind]}: ${d.rollout.message}`]);
   }
   lines.push(["Leader", formatLeader(s.leader, now)]);
   lines.push([
@@ -161,7 +192,9 @@ export function formatStatus(s: OperatorStatus, now: number): string {
   else if (w) {
     const parts = [`${w.available} Available`, `${w.degraded} Degraded`, `${w.progressing} Progressing`];
     if (w.noStatus) parts.push(`${w.noStatus} without status yet`);
-    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}`]);
+    const k = w.kstatus;
+    const gitops = `${k.Current} Current, ${k.InProgress} InProgress, ${k.Failed} Failed, ${k.Terminating} Terminating`;
+    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}; for kstatus: ${gitops}`]);
   }
   const problems = statusProblems(s, now);
   if (problems.length) lines.push(["Problems", problems.join("\n  ")]);

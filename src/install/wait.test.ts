@@ -179,11 +179,11 @@ describe("waitForOperator", () => {
     const err = (await done) as Error;
     expect(t.lines).toEqual([
       `  pod webapp-operator-abc: Pending: ${message}`,
-      "waiting for deployment ns/webapp-operator (0s): 0 of 1 replicas ready, 0 available",
-      "waiting for deployment ns/webapp-operator (10s): 0 of 1 replicas ready, 0 available",
+      "waiting for deployment ns/webapp-operator (0s): 0 of 1 updated replicas are available",
+      "waiting for deployment ns/webapp-operator (10s): 0 of 1 updated replicas are available",
     ]);
     expect(err.message).toBe(
-      `deployment ns/webapp-operator is not leading after 15 s: 0 of 1 replicas ready, 0 available; pod webapp-operator-abc: Pending: ${message}. ` +
+      `deployment ns/webapp-operator is not leading after 15 s: 0 of 1 updated replicas are available; pod webapp-operator-abc: Pending: ${message}. ` +
         "Look at `kubectl -n ns describe pods`, or wait longer with --timeout",
     );
   });

@@ -3,7 +3,7 @@
  * pod of this install leads, and fails fast on what waiting cannot fix.
  *
  * Properties:
- * - Done only when the rollout is done (rollout.ts's rules) and one of the Deployment's current
+ * - Done only when the rollout is complete (readiness/deployment.ts, kubectl's rules) and one of the Deployment's current
  *   pods holds the Lease (pods.ts decides; this module only reads and reports).
  * - Progress: each pod's line is reported when it changes; the overall line when it changes and at
  *   least every PROGRESS_EVERY_MS.
@@ -19,7 +19,8 @@ import { InstallError } from "./apply.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
 import { INSTALL_RESOURCES, LEASE_NAME } from "./manifests.ts";
 import { podLine, podState, waitVerdict, type PodLike, type PodState } from "./pods.ts";
-import { POLL_MS, PROGRESS_EVERY_MS, rolloutState, type DeploymentLike } from "./rollout.ts";
+import { readDeployment, rolloutState } from "../readiness/deployment.ts";
+import { POLL_MS, PROGRESS_EVERY_MS, type DeploymentLike } from "./rollout.ts";
 
 const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
 const LEASES: ResourceType = {
@@ -61,7 +62,7 @@ export async function waitForOperator(
     const d = await client.get<DeploymentLike>(DEPLOYMENTS, name, namespace, o.signal);
     const pods = await withLastLogs(client, namespace, await readPods(client, d, o.signal), o.signal);
     const holder = await readHolder(client, namespace, o.leaseName ?? LEASE_NAME, o.signal);
-    const verdict = waitVerdict({ namespace, rollout: rolloutState(d), pods, holder });
+    const verdict = waitVerdict({ namespace, rollout: rolloutState(readDeployment(d)), pods, holder });
     for (const p of pods) {
       const line = podLine(p);
       if (lastPodLine.get(p.pod) !== line) o.onProgress?.(`  ${line}`);
