@@ -13,7 +13,7 @@
  * - `protectedNames` are never touched (the WebApp blocked by a foreign Deployment).
  */
 import type { KubeClient } from "../../src/kube/types.ts";
-import { DEPLOYMENTS, SERVICES, WEBAPPS } from "../_support.ts";
+import { DEPLOYMENTS, KUBECTL, SERVICES, WEBAPPS } from "../_support.ts";
 import type { Random } from "./random.ts";
 
 export const CHURN_KINDS = [
@@ -108,7 +108,7 @@ export function createChurn(o: {
     stats.viaKubectl++;
     const p = Bun.spawn(
       [
-        "kubectl",
+        KUBECTL,
         "--kubeconfig",
         o.kubeconfig,
         "--cache-dir",

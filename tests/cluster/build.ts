@@ -75,7 +75,7 @@ const BUILDS: GoBuild[] = [
   { module: "forward", packages: ["."], binaries: ["forward"], ldflags: "-s -w" },
 ];
 /** Files whose content decides the cache key: the pinned module sums and the forwarder's source. */
-const KEY_FILES = ["kube/go.sum", "etcd/go.sum", "kwok/go.sum", "forward/go.mod", "forward/main.go"];
+export const KEY_FILES = ["kube/go.sum", "etcd/go.sum", "kwok/go.sum", "forward/go.mod", "forward/main.go"];
 
 export const KWOK_STAGES = [
   "node/fast/node-initialize.yaml",
@@ -93,8 +93,12 @@ export function binaryCacheRoot(): string {
 export async function binaryKey(): Promise<string> {
   const hash = createHash("sha256");
   for (const f of KEY_FILES) hash.update(await Bun.file(join(GO_DIR, f)).bytes());
+  return keyName(hash.digest("hex"));
+}
+
+export function keyName(sha256Hex: string): string {
   const v = VERSIONS;
-  return `k8s-${v.kubernetes}_etcd-${v.etcd}_kwok-${v.kwok}_${hash.digest("hex").slice(0, 8)}`;
+  return `k8s-${v.kubernetes}_etcd-${v.etcd}_kwok-${v.kwok}_${sha256Hex.slice(0, 8)}`;
 }
 
 export function binaryPath(binDir: string, name: BinaryName): string {
