@@ -21,7 +21,6 @@ import {
   type PodLike,
   podsOf,
   realNodeOrReason,
-  SCHEDULING_FLAGS,
 } from "./_node.ts";
 
 const LEASES: ResourceType = {
