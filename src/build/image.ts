@@ -141,8 +141,14 @@ async function main(): Promise<void> {
   const buildS = ((performance.now() - buildStarted) / 1000).toFixed(1);
   const mib = ((await stat(imagePaths.archive)).size / 2 ** 20).toFixed(1);
   say(`built ${ref} with ${builder} in ${buildS}s; archive ${imagePaths.archive} (${mib} MiB)`);
-  const { importIntoRealNode } = await import("../../tests/cluster/nodes/real.ts");
-  const imported = await importIntoRealNode(imagePaths.archive);
+  // The local test cluster's own CLI knows its node (src/ never imports tests/: src/layering.test.ts).
+  const imported = sh([
+    process.execPath,
+    "run",
+    join(root, "tests/cluster/cli.ts"),
+    "import",
+    imagePaths.archive,
+  ]).trim();
   say(imported ? `imported into the local cluster's real node (${imported})` : "no local real node up: not imported");
   console.log(`IMAGE=${ref}`);
 }

@@ -6,13 +6,12 @@
  * - realNodeOrReason(): the running node's state, or why there is none (no local cluster, an
  *   external DEVCTL_TEST_KUBECONFIG, a machine that cannot run it). The suite fails on CI when absent.
  * - buildImage(): `npm run image` (builds, imports into the node); resolves to its IMAGE= reference.
- * - installOnRealNode(): `devctl operator install --image … --wait` with the node's selector and
- *   toleration and pull policy Never. Until install has scheduling flags (issue #10 item 3) the same
- *   fields are added with `kubectl patch` between a plain install and the waiting one (server-side
- *   apply leaves fields owned by another manager alone).
+ * - installOnRealNode(): `devctl operator install --image … --wait` onto the real node (the steps of
+ *   tests/cluster/nodes/schedule.ts).
  * - containerOf(pod): the containerd task of the pod's first container: id and host PID (ctr tasks ls).
  */
-import { NODE_LABEL, NODE_TAINT } from "../cluster/nodes/real-config.ts";
+import { OPERATOR_NAME } from "../../src/install/manifests.ts";
+import { hasSchedulingFlags, installSteps } from "../cluster/nodes/schedule.ts";
 import type { RealNodeState } from "../cluster/state.ts";
 import { DEVCTL, devctl, kubectl, PODS, ROOT, kube, sh } from "../_support.ts";
 import { clusterState } from "../cluster/control.ts";
@@ -43,42 +42,22 @@ export function buildImage(): string {
   return ref;
 }
 
-export const SCHEDULING_FLAGS = [
-  "--node-selector",
-  `${NODE_LABEL.key}=${NODE_LABEL.value}`,
-  "--toleration",
-  `${NODE_TAINT.key}=${NODE_TAINT.value}:${NODE_TAINT.effect}`,
-  "--image-pull-policy",
-  "Never",
-];
-
 export function installHasSchedulingFlags(): boolean {
-  const help = sh([DEVCTL, "operator", "install", "--help"]);
-  return help.stdout.includes("--node-selector") && help.stdout.includes("--image-pull-policy");
+  return hasSchedulingFlags(sh([DEVCTL, "operator", "install", "--help"]).stdout);
 }
-
-const schedulingPatch = JSON.stringify({
-  spec: {
-    template: {
-      spec: {
-        nodeSelector: { [NODE_LABEL.key]: NODE_LABEL.value },
-        tolerations: [{ ...NODE_TAINT, operator: "Equal" }],
-        containers: [{ name: "operator", imagePullPolicy: "Never" }],
-      },
-    },
-  },
-});
 
 /** Resolves to install's result (code, output); with `wait` (default) that of install --wait. */
 export function installOnRealNode(image: string, namespace: string, opts: { wait?: boolean; extra?: string[] } = {}) {
-  const wait = opts.wait ?? true;
-  const base = ["operator", "install", "-n", namespace, "--image", image, ...(opts.extra ?? [])];
-  if (installHasSchedulingFlags()) return devctl([...base, ...SCHEDULING_FLAGS, ...(wait ? ["--wait"] : [])]);
-  const first = devctl(base);
-  if (first.code !== 0) return first;
-  const patch = kubectl(["-n", namespace, "patch", "deployment", "webapp-operator", "-p", schedulingPatch]);
-  if (patch.code !== 0 || !wait) return patch;
-  return devctl([...base, "--wait"]);
+  const steps = installSteps(
+    { image, namespace, wait: opts.wait ?? true, extra: opts.extra, deployment: OPERATOR_NAME },
+    installHasSchedulingFlags(),
+  );
+  let last = { code: 0, stdout: "", stderr: "" };
+  for (const step of steps) {
+    last = step.tool === "devctl" ? devctl(step.args) : kubectl(step.args);
+    if (last.code !== 0) return last;
+  }
+  return last;
 }
 
 export interface PodLike extends KubeObject {
