@@ -22,7 +22,7 @@ import { type ApiEndpoint, apiRequest } from "../kubeapi.ts";
 import { unmountUnder } from "../mounts.ts";
 import { inNetns } from "../netns.ts";
 import { isRunning, run, startDetached, stopProcesses, waitUntil } from "../processes.ts";
-import { type ClusterState, logPath, type NodeComponentName, type RealNodeState, writeState } from "../state.ts";
+import { type ClusterState, logPath, type NodeComponentName, paths, type RealNodeState, writeState } from "../state.ts";
 import { ensurePauseArchive } from "./pause.ts";
 import {
   cniConfList,
@@ -39,6 +39,8 @@ import {
 } from "./real-config.ts";
 
 const CRI_NAMESPACE = "k8s.io";
+/** Machine-wide: which cluster's kubelet runs here ({dir, pid, argv0}); the kubelet's host paths allow one. */
+export const REAL_NODE_OWNER = "/run/devctl-real-node.json";
 const KUBERNETES_SERVICE = { ip: "10.96.0.1", port: 443 } as const;
 const NODE_READY_TIMEOUT_MS = 60_000;
 
@@ -132,6 +134,8 @@ export async function startRealNode(state: ClusterState, layout: NodeLayout, ep:
 
   await apiRequest(ep, "DELETE", `/api/v1/nodes/${node.name}`); // a stale Node would read Ready for ~40 s
   await startComponent(state, node, "kubelet", kubeletArgv(layout), log);
+  const kubelet = node.components.kubelet;
+  await Bun.write(REAL_NODE_OWNER, JSON.stringify({ dir: paths.dir, pid: kubelet?.pid, argv0: kubelet?.argv[0] }));
   await waitUntil(async () => {
     if (!alive(node, "kubelet")) throw new Error("the kubelet exited during start-up");
     return nodeReady(ep, node.name);
@@ -219,10 +223,20 @@ export async function stopRealNode(node: RealNodeState, log: Log): Promise<numbe
   await unmountUnder(node.dir);
   for (const m of cgroupMounts()) await removeCgroups(join(m, node.cgroupRoot));
   removeLinksInto("/var/log/containers", node.dir);
+  await releaseOwner(node);
   log(
     `real node stopped: ${pods.length} pod processes killed, ${shims.length} shims stopped, mounts and cgroups removed`,
   );
   return survivors;
+}
+
+async function releaseOwner(node: RealNodeState): Promise<void> {
+  try {
+    const owner = JSON.parse(readFileSync(REAL_NODE_OWNER, "utf8")) as { pid?: number };
+    if (owner.pid === node.components.kubelet?.pid) await rm(REAL_NODE_OWNER, { force: true });
+  } catch {
+    // absent or unreadable: nothing of ours to release
+  }
 }
 
 function removeLinksInto(dir: string, target: string): void {
