@@ -9,10 +9,13 @@
  *   buildah and podman with --pull=never), tags it IMAGE_REPOSITORY:<version>-<commit> (--tag to
  *   override) and writes an OCI archive (docker: a docker archive) to dist/image/devctl.oci.tar,
  *   which `kind load image-archive`, `ctr images import`, `docker load` and `podman load` accept.
+ * - The archive is reused when it was built from the same binary, libraries, Dockerfile and reference
+ *   (a stamp beside it); --rebuild forces a build.
  * - When the local test cluster runs a real node, imports the archive into its containerd.
  * - --stage-only stops after staging (then build the Dockerfile with any builder yourself).
  * - Progress on stderr; the last stdout line is `IMAGE=<reference>`. Exits non-zero with what to fix.
  */
+import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { gitCommit, readVersion } from "./_meta.ts";
@@ -102,6 +105,13 @@ export async function stageRootfs(binary = imagePaths.binary, rootfs = imagePath
   return libs;
 }
 
+/** sha256 over the files' contents: the archive is reused only for the very same inputs. */
+async function contentHash(files: string[]): Promise<string> {
+  const hash = createHash("sha256");
+  for (const f of files) hash.update(await Bun.file(f).bytes());
+  return hash.digest("hex");
+}
+
 function pickBuilder(wanted: string | undefined): Builder {
   if (wanted) {
     if (!(BUILDERS as readonly string[]).includes(wanted))
@@ -131,16 +141,28 @@ async function main(): Promise<void> {
   const libs = await stageRootfs();
   say(`staged ${imagePaths.rootfs}: devctl + ${libs.length} libraries (${libs.join(", ")}), /etc/passwd, /tmp`);
   if (process.argv.includes("--stage-only")) return;
-  const builder = pickBuilder(flag("builder"));
   const ref = flag("tag") ?? imageRef(readVersion(), gitCommit());
-  const buildStarted = performance.now();
-  for (const argv of builderCommands(builder, ref, imagePaths.archive, imagePaths.dockerfile)) {
-    say(`$ ${argv.join(" ")}`);
-    sh(argv);
+  const stamp = `${ref} ${await contentHash([imagePaths.binary, imagePaths.dockerfile, ...libs])}\n`;
+  const stampFile = `${imagePaths.archive}.built-from`;
+  const fresh =
+    !process.argv.includes("--rebuild") &&
+    (await Bun.file(imagePaths.archive).exists()) &&
+    (await Bun.file(stampFile).exists()) &&
+    (await Bun.file(stampFile).text()) === stamp;
+  if (fresh) {
+    say(`${imagePaths.archive} already holds ${ref} built from this binary: not rebuilt (--rebuild forces it)`);
+  } else {
+    const builder = pickBuilder(flag("builder"));
+    const buildStarted = performance.now();
+    for (const argv of builderCommands(builder, ref, imagePaths.archive, imagePaths.dockerfile)) {
+      say(`$ ${argv.join(" ")}`);
+      sh(argv);
+    }
+    await Bun.write(stampFile, stamp);
+    const buildS = ((performance.now() - buildStarted) / 1000).toFixed(1);
+    const mib = ((await stat(imagePaths.archive)).size / 2 ** 20).toFixed(1);
+    say(`built ${ref} with ${builder} in ${buildS}s; archive ${imagePaths.archive} (${mib} MiB)`);
   }
-  const buildS = ((performance.now() - buildStarted) / 1000).toFixed(1);
-  const mib = ((await stat(imagePaths.archive)).size / 2 ** 20).toFixed(1);
-  say(`built ${ref} with ${builder} in ${buildS}s; archive ${imagePaths.archive} (${mib} MiB)`);
   // The local test cluster's own CLI knows its node (src/ never imports tests/: src/layering.test.ts).
   const imported = sh([
     process.execPath,

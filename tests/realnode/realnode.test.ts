@@ -39,8 +39,16 @@ const found = await realNodeOrReason();
 const node: RealNodeState | undefined = found.kind === "up" ? found.node : undefined;
 const absentReason = found.kind === "absent" ? found.reason : "";
 if (!node) console.error(`real-node suite: no real node (${absentReason})`);
-/** On CI a missing real node fails every test; elsewhere the suite is skipped with the reason above. */
-const realTest = node || onCi() ? test : test.skip;
+/** On CI a missing real node fails every test (naming why); elsewhere the suite is skipped with the reason above. */
+const realTest = (name: string, fn: () => Promise<void>, timeoutMs?: number) =>
+  (node || onCi() ? test : test.skip)(
+    name,
+    async () => {
+      requireNode();
+      await fn();
+    },
+    timeoutMs,
+  );
 const timings: Record<string, number> = {};
 let image = "";
 
