@@ -19,20 +19,33 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, normalize, posix } from "node:path";
 
-type Part = "main" | "cli" | "operator" | "install" | "server" | "runtime" | "api" | "kube" | "version" | "scripts";
+type Part =
+  | "main"
+  | "cli"
+  | "operator"
+  | "install"
+  | "server"
+  | "runtime"
+  | "api"
+  | "kube"
+  | "printers"
+  | "version"
+  | "scripts";
 
 /** What each part of src/ may import besides itself. */
 const MAY_IMPORT: Record<Part, readonly Part[]> = {
   main: ["cli"],
-  cli: ["operator", "install", "runtime", "api", "kube", "version"],
+  cli: ["operator", "install", "runtime", "api", "kube", "printers", "version"],
   /** src/build/*.ts except version.ts: build and dev scripts run by npm, never imported. */
   scripts: ["api", "kube", "version"],
   operator: ["server", "runtime", "api", "kube", "version"],
-  install: ["runtime", "api", "kube", "version"],
+  install: ["runtime", "api", "kube", "printers", "version"],
   server: ["runtime", "kube", "version"],
   runtime: ["kube"],
   api: ["kube"],
   kube: [],
+  /** kubectl's printers (tables, ages, -o formats, JSONPath): a pure leaf. */
+  printers: [],
   /** src/build/version.ts: constants baked in at build time. */
   version: [],
 };

@@ -2,4 +2,4 @@
 import { devctl } from "./cli/index.ts";
 import { run } from "./cli/_run.ts";
 
-await run(devctl, process.argv.slice(2));
+process.exitCode = await run(devctl, process.argv.slice(2));

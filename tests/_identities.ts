@@ -6,7 +6,8 @@
  * - `tokenFor(sa, ns)`: a TokenRequest token (kubectl create token, 1 h) for a ServiceAccount.
  * - `expiredTokenFor(sa, ns)`: that token with its times moved an hour into the past and signed again
  *   with the local cluster's service-account key: a genuine, expired token (the TokenRequest API
- *   refuses lifetimes under 10 minutes). Undefined on an external cluster (no key to sign with).
+ *   refuses lifetimes under 10 minutes). Undefined on an external cluster only (no key to sign with:
+ *   the suites register those cases with `testWhen(SIGNING_KEY)`); throws if the local one has none.
  * - `kubeconfigYaml(...)`: a one-context kubeconfig (token or client certificate; CA or skip-verify).
  * - `ServiceAccount` setup is the caller's: `createServiceAccount(name, ns)`.
  */
@@ -15,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { clusterState } from "./cluster/control.ts";
 import { usingLocalCluster } from "./cluster/env.ts";
 import { kubectl } from "./_kubectl.ts";
+import type { Prerequisite } from "./_skip.ts";
 import { SERVICEACCOUNTS, kube, kubeconfig } from "./_support.ts";
 
 export interface AdminConnection {
@@ -60,10 +62,10 @@ export function tokenFor(sa: string, namespace: string): string {
 export async function expiredTokenFor(sa: string, namespace: string): Promise<string | undefined> {
   if (!usingLocalCluster()) return undefined;
   const state = await clusterState();
-  if (!state) return undefined;
   const flag = "--service-account-signing-key-file=";
-  const keyFile = state.components["kube-apiserver"]?.argv.find((a) => a.startsWith(flag))?.slice(flag.length);
-  if (!keyFile) return undefined;
+  const keyFile = state?.components["kube-apiserver"]?.argv.find((a) => a.startsWith(flag))?.slice(flag.length);
+  // On the local control plane the key must be there: a missing one is a broken setup, not a reason to skip.
+  if (!keyFile) throw new Error(`the local kube-apiserver has no ${flag}: cannot sign an expired token`);
   const [header, payload] = tokenFor(sa, namespace).split(".");
   const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
   const now = Math.floor(Date.now() / 1000);
@@ -99,3 +101,10 @@ export function kubeconfigYaml(server: string, context: string, auth: Kubeconfig
     "current-context": context,
   });
 }
+
+/** Expired tokens are signed with the local control plane's service-account key. */
+export const SIGNING_KEY: Prerequisite = {
+  met: usingLocalCluster(),
+  reason:
+    "an expired token is signed with the local control plane's service-account key, which an external cluster (DEVCTL_TEST_KUBECONFIG) does not share",
+};

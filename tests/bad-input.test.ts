@@ -18,7 +18,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "../src/kube/types.ts";
-import { adminConnection, createServiceAccount, expiredTokenFor, kubeconfigYaml, tokenFor } from "./_identities.ts";
+import {
+  SIGNING_KEY,
+  adminConnection,
+  createServiceAccount,
+  expiredTokenFor,
+  kubeconfigYaml,
+  tokenFor,
+} from "./_identities.ts";
+import { testWhen } from "./_skip.ts";
 import { startOperator, type OperatorProcess } from "./_operator.ts";
 import {
   DEPLOYMENTS,
@@ -259,6 +267,7 @@ const COMMANDS = (appNs: string, installNs: string): string[][] => [
 describe("every CLI command with a bad kubeconfig or bad credentials", () => {
   const server = () => adminConnection().server;
   let kubeconfigs: [string, string, RegExp][] = [];
+  let expiredConfig: [string, string, RegExp] | undefined;
   let denied: Awaited<ReturnType<typeof tempNamespace>>;
   const installNs = `bad-input-install-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -345,19 +354,20 @@ describe("every CLI command with a bad kubeconfig or bad credentials", () => {
       ],
     ];
     if (expired)
-      kubeconfigs.push([
+      expiredConfig = [
         "an expired token",
         write("expired", kubeconfigYaml(server(), "expired-ctx", { ca, token: expired })),
         unauthorized,
-      ]);
+      ];
   });
   afterAll(async () => {
     await denied?.drop();
   });
 
-  test("each fails with exit 1 and one error line saying what is wrong; none prints a stack trace or creates anything", async () => {
+  /** Every command with each kubeconfig: exit 1, one error line matching its message, no stack, nothing created. */
+  async function failsCleanly(configs: [string, string, RegExp][]): Promise<void> {
     const results: string[] = [];
-    for (const [what, file, message] of kubeconfigs) {
+    for (const [what, file, message] of configs) {
       for (const args of COMMANDS(ns.name, installNs)) {
         const r = devctl([...args, "--kubeconfig", file], { KUBECONFIG: undefined });
         const label = `${args.slice(0, 2).join(" ")} with ${what}`;
@@ -386,7 +396,21 @@ describe("every CLI command with a bad kubeconfig or bad credentials", () => {
     console.error(
       `${results.length} failing invocations checked, e.g.\n  ${results.filter((_, i) => i % 8 === 6).join("\n  ")}`,
     );
+  }
+
+  test("each fails with exit 1 and one error line saying what is wrong; none prints a stack trace or creates anything", async () => {
+    expect(kubeconfigs.length).toBe(11);
+    await failsCleanly(kubeconfigs);
   }, 120_000);
+
+  testWhen(SIGNING_KEY)(
+    "an expired token fails each command the same way, as unauthorized",
+    async () => {
+      if (!expiredConfig) throw new Error("no expired token was made");
+      await failsCleanly([expiredConfig]);
+    },
+    60_000,
+  );
 
   test("missing permissions name what is missing for each command", () => {
     const file = kubeconfigs.find(([w]) => w === "a token without permissions")![1];

@@ -96,7 +96,9 @@ function differences(want: unknown, have: unknown, path = ""): string[] {
 const lines = (s: string) => s.split("\n").filter(Boolean);
 
 describe("devctl operator install", () => {
-  test("installs the CRD, namespace, RBAC and Deployment, waits until ready, and a second run changes nothing", () => {
+  // On KWOK the pods are fake: KWOK marks them Ready without running the image, so `--wait` here proves the
+  // wait reads the Deployment's rollout status, not that the operator starts (tests/realnode/ runs it).
+  test("installs the CRD, namespace, RBAC and Deployment, waits until the Deployment reports 2 of 2 replicas ready (KWOK-faked pods), and a second run changes nothing", () => {
     const first = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE, "--wait", "--timeout", "90s"]);
     expect(first.stderr).not.toContain("error:");
     expect(first.code).toBe(0);
@@ -143,6 +145,26 @@ describe("devctl operator install", () => {
     expect(dry.code).toBe(0);
     expect(lines(dry.stdout).length).toBe(8);
   }, 30_000);
+
+  test("--dry-run=server has the API server check every object of an installed operator: all unchanged", async () => {
+    const before = await kube.get(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
+    const r = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE, "--dry-run=server"]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(lines(r.stdout).length).toBe(8);
+    expect(lines(r.stdout).filter((l) => !l.endsWith(" unchanged (server dry run)"))).toEqual([]);
+    const other = devctl([
+      "operator",
+      "install",
+      "-n",
+      INSTALL_NS,
+      "--image",
+      "example.com/other:1",
+      "--dry-run=server",
+    ]);
+    expect(lines(other.stdout)).toContain("deployment.apps/webapp-operator configured (server dry run)");
+    const after = await kube.get(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
 
   test("--dry-run prints what would be applied and applies nothing", async () => {
     const ns = `${INSTALL_NS}-dry`;
@@ -217,9 +239,10 @@ describe("devctl webapp", () => {
     expect(yaml.metadata.uid).toBe(stored.metadata.uid);
   }, 30_000);
 
-  test("create refuses a port out of range naming spec.port, and creates nothing", async () => {
+  test("create refuses a port out of range naming spec.port (exit 2), and creates nothing", async () => {
     const r = devctl(["webapp", "create", "bad-port", "-n", apps.name, "--image", "nginx:1.25", "--port", "70000"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
     expect(r.stderr).toContain("spec.port (--port): must be at most 65535 (got 70000)");
     expect(await getOrUndefined(WEBAPPS, "bad-port", apps.name)).toBeUndefined();
   });
@@ -227,7 +250,10 @@ describe("devctl webapp", () => {
   test("a missing required flag is a usage error (exit 2)", () => {
     const r = devctl(["webapp", "create", "no-port", "-n", apps.name, "--image", "nginx:1.25"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Missing required argument: --port");
+    expect(r.stderr).toBe(
+      "error: required flag --port of \"devctl webapp create\" is not set\nsee 'devctl webapp create --help'\n",
+    );
+    expect(r.stdout).toBe("");
   });
 
   test("create --dry-run prints the WebApp as YAML and creates nothing", async () => {
@@ -257,6 +283,133 @@ describe("devctl webapp", () => {
     const r = devctl(["webapp", "get", "nope", "-n", apps.name]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('webapps.apps.example.com "nope" not found');
+  });
+});
+
+describe("kubectl's output formats and verbs", () => {
+  let ns: { name: string; drop: () => Promise<void> };
+  beforeAll(async () => {
+    ns = await tempNamespace("cli-formats");
+    cleanups.push(() => ns.drop());
+    for (const [name, labels] of [
+      ["alpha", { team: "payments" }],
+      ["beta", { team: "search" }],
+    ] as const)
+      await kube.create(WEBAPPS, {
+        apiVersion: "apps.example.com/v1",
+        kind: "WebApp",
+        metadata: { name, namespace: ns.name, labels },
+        spec: { image: "nginx:1.25", replicas: 2, port: 80 },
+      });
+  });
+  const inNs = (...args: string[]) => devctl([...args, "-n", ns.name]);
+
+  test("list and get print name, json, yaml and jsonpath exactly, and -l selects", async () => {
+    const live = await kube.list<WebAppLike>(WEBAPPS, { namespace: ns.name });
+    const names = live.items.map((w) => w.metadata.name).sort();
+    expect(names).toEqual(["alpha", "beta"]);
+    expect(inNs("webapp", "list", "-o", "name")).toEqual({
+      code: 0,
+      stdout: "webapp.apps.example.com/alpha\nwebapp.apps.example.com/beta\n",
+      stderr: "",
+    });
+    expect(inNs("webapp", "list", "-l", "team=payments", "-o", "name").stdout).toBe("webapp.apps.example.com/alpha\n");
+    expect(inNs("webapp", "list", "-o", "jsonpath={.items[*].metadata.name}")).toEqual({
+      code: 0,
+      stdout: "alpha beta",
+      stderr: "",
+    });
+    expect(inNs("webapp", "get", "beta", "-o", "jsonpath={.spec.port}").stdout).toBe("80");
+    const json = JSON.parse(inNs("webapp", "list", "-o", "json").stdout);
+    expect(json.kind).toBe("List");
+    expect(json.items.map((w: WebAppLike) => w.metadata.uid)).toEqual(live.items.map((w) => w.metadata.uid));
+    expect(json.items[0].metadata.managedFields).toBeUndefined();
+    const yaml = Bun.YAML.parse(inNs("webapp", "list", "-o", "yaml").stdout) as { items: WebAppLike[] };
+    expect(yaml.items.map((w) => w.metadata.name)).toEqual(names);
+    expect(inNs("webapp", "list", "-o", "name", "-l", "team=nobody")).toEqual({ code: 0, stdout: "", stderr: "" });
+    // Same as kubectl get -o name / jsonpath.
+    expect(inNs("webapp", "list", "-o", "name").stdout).toBe(
+      kubectl(["get", "wa", "-n", ns.name, "-o", "name"]).stdout,
+    );
+    const wide = lines(inNs("webapp", "list", "-o", "wide").stdout);
+    expect(wide[0]).toMatch(/^NAME +IMAGE +DESIRED +READY +AVAILABLE +AGE +PORT +PROGRESSING +DEGRADED$/);
+  });
+
+  test("--watch prints the current rows, then one row per change", async () => {
+    const proc = Bun.spawn([DEVCTL, "webapp", "list", "-n", ns.name, "--watch", "-o", "name"], {
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let seen = "";
+    void (async () => {
+      const d = new TextDecoder();
+      for await (const c of proc.stdout as ReadableStream<Uint8Array>) seen += d.decode(c, { stream: true });
+    })();
+    await eventually(() => seen.split("\n").length > 2, 10_000, "the first rows");
+    expect(inNs("webapp", "scale", "alpha", "--replicas", "3").stdout).toBe("webapp.apps.example.com/alpha scaled\n");
+    await eventually(() => seen.split("\n").length > 3, 10_000, "a row for the change");
+    proc.kill("SIGINT");
+    await proc.exited;
+    expect(seen.split("\n").slice(0, 3)).toEqual([
+      "webapp.apps.example.com/alpha",
+      "webapp.apps.example.com/beta",
+      "webapp.apps.example.com/alpha",
+    ]);
+  });
+
+  test("scale and delete with --dry-run=server change nothing; without it they do", async () => {
+    expect(inNs("webapp", "scale", "beta", "--replicas", "7", "--dry-run=server").stdout).toBe(
+      "webapp.apps.example.com/beta scaled (server dry run)\n",
+    );
+    expect((await kube.get<WebAppLike>(WEBAPPS, "beta", ns.name)).spec.replicas).toBe(2);
+    expect(inNs("webapp", "delete", "beta", "--dry-run=server").stdout).toBe(
+      'webapp.apps.example.com "beta" deleted (server dry run)\n',
+    );
+    expect(await getOrUndefined(WEBAPPS, "beta", ns.name)).toBeDefined();
+    expect(inNs("webapp", "create", "gamma", "--image", "nginx", "--port", "80", "--dry-run=server")).toEqual({
+      code: 0,
+      stdout: "webapp.apps.example.com/gamma created (server dry run)\n",
+      stderr: "",
+    });
+    expect(await getOrUndefined(WEBAPPS, "gamma", ns.name)).toBeUndefined();
+    expect(inNs("webapp", "delete", "beta").stdout).toBe('webapp.apps.example.com "beta" deleted\n');
+    expect(await getOrUndefined(WEBAPPS, "beta", ns.name)).toBeUndefined();
+    expect(inNs("webapp", "delete", "beta").code).toBe(1);
+    expect(inNs("webapp", "delete", "beta", "--ignore-not-found")).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  test("describe shows spec, conditions and events", async () => {
+    const r = inNs("webapp", "describe", "alpha");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Name:         alpha\nNamespace:    ${ns.name}\nLabels:       team=payments\n`);
+    expect(r.stdout).toContain("Spec:\n  Image:     nginx:1.25\n  Replicas:  3\n  Port:      80\n");
+    expect(r.stdout).toMatch(/\nConditions:\n/);
+    expect(r.stdout).toMatch(/\nEvents:/);
+  });
+
+  test("--request-timeout bounds each request", () => {
+    const r = inNs("webapp", "list", "--request-timeout", "1ms");
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(r.stderr).toMatch(/^error: .*no answer from https:\/\/\S+ within 1 ms/);
+    expect(inNs("webapp", "list", "--request-timeout", "0", "-o", "name").code).toBe(0);
+  });
+
+  test("operator logs without a leader says why, exit 1", () => {
+    const r = devctl(["operator", "logs", "-n", ns.name]);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(r.stderr).toBe(
+      `error: no Lease ${ns.name}/webapp-operator-lock: the operator is not installed in namespace ${ns.name} or has never run there (devctl operator status -n ${ns.name})\n`,
+    );
+  });
+
+  test("version -o json names the client, the server and the operator (not installed here)", () => {
+    const r = devctl(["version", "-o", "json", "-n", `${ns.name}-none`]);
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.stdout);
+    expect(v.clientVersion.version).toBe(version);
+    expect(v.serverVersion.gitVersion).toMatch(/^v\d+\.\d+\.\d+/);
+    expect(v.operatorVersion).toEqual({ namespace: `${ns.name}-none` });
   });
 });
 

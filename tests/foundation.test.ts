@@ -8,6 +8,8 @@ import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConnection } from "../src/kube/config.ts";
+import { adminConnection, kubeconfigYaml } from "./_identities.ts";
+import { type Prerequisite, testWhen } from "./_skip.ts";
 import type { KubeObject } from "../src/kube/types.ts";
 import {
   CRDS,
@@ -104,13 +106,30 @@ describe("the test cluster", () => {
   });
 });
 
+const CERT_AUTH: Prerequisite = {
+  met: !!adminConnection().cert,
+  reason: "the test kubeconfig (DEVCTL_TEST_KUBECONFIG) does not authenticate with a client certificate",
+};
+
 describe("the compiled executable reaches the API server", () => {
-  test("with the client certificate of the test kubeconfig", () => {
-    const r = devctl(["version"]);
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Server: v\d+\.\d+\.\d+/);
-  });
+  testWhen(CERT_AUTH)(
+    "with the client certificate of the test kubeconfig, on an endpoint anonymous users may not read; without the certificate it is refused",
+    () => {
+      // /version is open to anonymous users; listing WebApps is not, so only an authenticated client passes.
+      const r = devctl(["webapp", "list", "-n", ns.name, "--kubeconfig", kubeconfig]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("test-app");
+      const admin = adminConnection();
+      const dir = mkdtempSync(join(tmpdir(), "devctl-nocert-"));
+      const withoutCert = join(dir, "kubeconfig");
+      writeFileSync(withoutCert, kubeconfigYaml(admin.server, "no-cert", { ca: admin.ca }));
+      const anonymous = devctl(["webapp", "list", "-n", ns.name, "--kubeconfig", withoutCert]);
+      expect(anonymous.code).toBe(1);
+      expect(anonymous.stderr).toMatch(/^error: (forbidden|unauthorized)\b/m);
+      expect(anonymous.stdout).not.toContain("test-app");
+    },
+  );
 
   test("with a ServiceAccount token from the TokenRequest API and the cluster CA", async () => {
     await kube.create(SERVICEACCOUNTS, {

@@ -80,7 +80,13 @@ const cases: [string, Record<string, unknown>, string][] = [
   ["wrong-type", { image: "nginx:1.25", replicas: "three", port: 80 }, "spec.replicas"],
 ];
 
+/** Reconciles counted from just before the invalid WebApps were created until just after they were reported. */
+let reconcilesAtCreation = 0;
+let reconcilesAtReport = 0;
+let reportedAt = 0;
+
 test("each invalid WebApp is Degraded with reason InvalidSpec naming the field, and gets no children", async () => {
+  reconcilesAtCreation = await op.counter("controller_runtime_reconcile_total");
   for (const [name, spec] of cases) await kube.create(WEBAPPS, webapp(name, ns.name, spec));
   for (const [name, , field] of cases) {
     const w = await eventually(
@@ -94,6 +100,8 @@ test("each invalid WebApp is Degraded with reason InvalidSpec naming the field, 
     expect(conditionOf(w, "Degraded")?.message).toContain(field);
     expect(await getOrUndefined(DEPLOYMENTS, `${name}-deployment`, ns.name)).toBeUndefined();
   }
+  reportedAt = Date.now();
+  reconcilesAtReport = await op.counter("controller_runtime_reconcile_total");
   await eventually(
     async () =>
       (await eventsFor(ns.name, "big-port")).some(
@@ -104,7 +112,23 @@ test("each invalid WebApp is Degraded with reason InvalidSpec naming the field, 
   );
 });
 
-test("a valid WebApp beside them converges, and the invalid ones cause no retry storm", async () => {
+test("right after they were created, the invalid WebApps cause no retry storm: no retries, about one reconcile each", async () => {
+  // The window in which a retry loop would be fastest: the queue's backoff starts at 5 ms and doubles,
+  // so a spec error retried would run ~10 times per WebApp within these 3 s.
+  await Bun.sleep(Math.max(0, reportedAt + 3000 - Date.now()));
+  const reconciles = (await op.counter("controller_runtime_reconcile_total")) - reconcilesAtCreation;
+  const sinceReport = (await op.counter("controller_runtime_reconcile_total")) - reconcilesAtReport;
+  console.error(
+    `invalid specs: ${reconciles} reconciles for ${cases.length} WebApps from creation to 3 s after the report, ${sinceReport} of them after it`,
+  );
+  // Each is reconciled on creation and once more for the update event of its own status write.
+  expect(reconciles).toBeLessThanOrEqual(cases.length * 2 + 2);
+  expect(sinceReport).toBeLessThanOrEqual(cases.length);
+  expect(await op.counter("workqueue_retries_total")).toBe(0);
+  expect(await op.counter("controller_runtime_reconcile_errors_total")).toBe(0);
+});
+
+test("a valid WebApp beside them converges, and the invalid ones are not reconciled again meanwhile", async () => {
   const reconcilesBefore = await op.counter("controller_runtime_reconcile_total");
   await kube.create(WEBAPPS, webapp("fine", ns.name, { image: "nginx:1.25", replicas: 2, port: 80 }));
   await eventually(

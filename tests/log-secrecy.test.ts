@@ -11,7 +11,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject, ResourceType } from "../src/kube/types.ts";
-import { adminConnection, createServiceAccount, expiredTokenFor, kubeconfigYaml, tokenFor } from "./_identities.ts";
+import {
+  SIGNING_KEY,
+  adminConnection,
+  createServiceAccount,
+  expiredTokenFor,
+  kubeconfigYaml,
+  tokenFor,
+} from "./_identities.ts";
+import { testWhen } from "./_skip.ts";
 import { freePort } from "./_operator.ts";
 import {
   DEPLOYMENTS,
@@ -44,6 +52,7 @@ const scratch = mkdtempSync(join(tmpdir(), "devctl-secrecy-"));
 let tokenConfig = "";
 let certConfig = "";
 let rejectedConfig = "";
+let expiredConfig = "";
 /** [what, text] pairs that must never appear in any output. */
 let secrets: [string, string][] = [];
 /** Everything every process printed, by label. */
@@ -66,7 +75,9 @@ beforeAll(async () => {
   if (!admin.cert || !admin.key)
     throw new Error("the test kubeconfig must authenticate with a client certificate for this suite");
   const token = tokenFor("secrecy", ns.name);
-  const rejected = (await expiredTokenFor("secrecy", ns.name)) ?? `${token.slice(0, -8)}AAAAAAAA`;
+  // A real token with a broken signature (rejected anywhere); the expired one needs the local signing key.
+  const rejected = `${token.slice(0, -8)}AAAAAAAA`;
+  const expired = await expiredTokenFor("secrecy", ns.name);
   const write = (file: string, text: string) => (writeFileSync(join(scratch, file), text), join(scratch, file));
   tokenConfig = write("token.kubeconfig", kubeconfigYaml(admin.server, "token-ctx", { ca: admin.ca, token }));
   certConfig = write(
@@ -77,6 +88,11 @@ beforeAll(async () => {
     "rejected.kubeconfig",
     kubeconfigYaml(admin.server, "rejected-ctx", { ca: admin.ca, token: rejected }),
   );
+  if (expired)
+    expiredConfig = write(
+      "expired.kubeconfig",
+      kubeconfigYaml(admin.server, "expired-ctx", { ca: admin.ca, token: expired }),
+    );
   const b64 = (s: string) => Buffer.from(s).toString("base64");
   const pemLines = (pem: string) =>
     pem
@@ -88,6 +104,12 @@ beforeAll(async () => {
     ["the token's signature", token.split(".")[2] ?? token],
     ["the rejected token", rejected],
     ["the rejected token's signature", rejected.split(".")[2] ?? rejected],
+    ...(expired
+      ? [
+          ["the expired token", expired] as [string, string],
+          ["the expired token's signature", expired.split(".")[2] ?? expired] as [string, string],
+        ]
+      : []),
     ["client-certificate-data", b64(admin.cert)],
     ["client-key-data", b64(admin.key)],
     ...pemLines(admin.cert).map((l, i): [string, string] => [`line ${i + 2} of the client certificate`, l]),
@@ -246,6 +268,16 @@ describe("the operator at debug level", () => {
     expect(code).toBe(1);
     expect(op.logs()).toContain("unauthorized");
     outputs.push(["operator (rejected token)", op.logs()]);
+    expect(leaks(op.logs())).toEqual([]);
+  });
+
+  testWhen(SIGNING_KEY)("whose token has expired exits with an error that quotes no credential", async () => {
+    const op = await operator(expiredConfig, ["--log-format", "json", "--leader-elect=false"]);
+    const code = await op.proc.exited;
+    await op.stop();
+    expect(code).toBe(1);
+    expect(op.logs()).toContain("unauthorized");
+    outputs.push(["operator (expired token)", op.logs()]);
     expect(leaks(op.logs())).toEqual([]);
   });
 });

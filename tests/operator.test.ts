@@ -172,9 +172,28 @@ describe("self-healing", () => {
     await convergedTo("test-app", "nginx:1.27", 2, 8080);
   });
 
-  test("a deleted Service is recreated", async () => {
+  test("a deleted Service is recreated: a new object, controlled by the WebApp, with the spec it asks for", async () => {
+    const old = await svc("test-app");
+    const owner = await wa("test-app");
+    expect(old?.metadata.uid).toBeDefined();
     await kube.delete(SERVICES, "test-app-svc", ns.name);
-    await eventually(async () => svc("test-app"), 30_000, "the Service to be recreated");
+    const recreated = await eventually(
+      async () => {
+        const s = await svc("test-app");
+        return s && s.metadata.uid !== old?.metadata.uid ? s : undefined;
+      },
+      30_000,
+      "a new Service (another uid) to be created",
+    );
+    expect({
+      controller: recreated.metadata.ownerReferences?.find((r) => r.controller)?.uid,
+      ports: recreated.spec.ports.map((p) => ({ port: p.port, targetPort: p.targetPort })),
+      selector: recreated.spec.selector,
+    }).toEqual({
+      controller: owner?.metadata.uid,
+      ports: [{ port: 80, targetPort: 8080 }],
+      selector: { app: "test-app", "managed-by": "webapp-operator" },
+    });
   });
 
   test("kubectl scale and kubectl set image on the Deployment are reverted", async () => {

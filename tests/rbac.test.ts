@@ -5,9 +5,10 @@
  *
  * - It can do what the operator does (src/operator, src/runtime): read and watch WebApps, patch their
  *   status, look up, create, cache and server-side apply (patch) Deployments and Services in any
- *   namespace, create and patch Events, and get/create/update its Lease in its own namespace.
- * - It cannot do anything else: not write WebApp specs, not update (PUT) or delete children (the
- *   garbage collector deletes them), not read Secrets or ConfigMaps, not touch Leases anywhere else,
+ *   namespace, delete them (the orphans the garbage collector missed, src/operator/orphans.ts),
+ *   create and patch Events, and get/create/update its Lease in its own namespace.
+ * - It cannot do anything else: not write WebApp specs, not update (PUT) or delete-collection
+ *   children, not read Secrets or ConfigMaps, not touch Leases anywhere else,
  *   not read or write CRDs, RBAC, Namespaces, Nodes or Pods, not exec, not mint tokens, not impersonate.
  * - `kubectl auth can-i --list` shows exactly those grants plus the ones every authenticated user has.
  * The expectations are written out here, not imported from src/install: this is the spec the builders
@@ -109,7 +110,7 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["get", "list", "watch"], ["webapps.apps.example.com"], [...ns, "*"]),
       ...each(["patch"], ["webapps.apps.example.com/status"], ns),
       ...each(["update"], ["webapps.apps.example.com/finalizers"], ns),
-      ...each(["get", "list", "watch", "create", "patch"], ["deployments.apps", "services"], ns),
+      ...each(["get", "list", "watch", "create", "patch", "delete"], ["deployments.apps", "services"], ns),
       ...each(["list", "watch"], ["deployments.apps", "services"], ["*"]),
       ...each(["create", "patch"], ["events"], ns),
       ...each(["get", "create", "update"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
@@ -121,8 +122,8 @@ describe("the installed operator's ServiceAccount", () => {
       // WebApps are the users': the operator writes only their status.
       ...each(["create", "update", "patch", "delete", "deletecollection"], ["webapps.apps.example.com"], ns),
       ...each(["update"], ["webapps.apps.example.com/status"], ns),
-      // Children are applied, never replaced or deleted.
-      ...each(["update", "delete", "deletecollection"], ["deployments.apps", "services"], ns),
+      // Children are applied, never replaced, and deleted one by one only (orphans).
+      ...each(["update", "deletecollection"], ["deployments.apps", "services"], ns),
       ...each(["update", "patch"], ["deployments.apps/scale", "deployments.apps/status", "services/status"], ns),
       // Secrets and configuration.
       ...each(["get", "list", "watch"], ["secrets", "configmaps"], [...ns, "*"]),
@@ -242,8 +243,8 @@ describe("the installed operator's ServiceAccount", () => {
       "webapps.apps.example.com": "get list watch",
       "webapps.apps.example.com/status": "patch",
       "webapps.apps.example.com/finalizers": "update",
-      "deployments.apps": "create get list patch watch",
-      services: "create get list patch watch",
+      "deployments.apps": "create delete get list patch watch",
+      services: "create delete get list patch watch",
       events: "create patch",
     };
     expect(granted(apps.name)).toEqual({ ...everyone, ...clusterWide });

@@ -5,17 +5,25 @@
  * 2. uses the cluster named by DEVCTL_TEST_KUBECONFIG if set, else brings up the local control plane
  *    (building it on first use) and remembers whether this run started it;
  * 3. runs every bun:test suite: unit tests beside the modules in src/ and integration suites in tests/,
- *    then the fault-injection suites in tests/faults/ (last, as they disrupt the control plane);
+ *    then the fault-injection suites in tests/faults/ (last, as they disrupt the control plane); each
+ *    phase names its files explicitly and is judged by tests/_phase.ts from bun's summary and JUnit report
+ *    (a phase without them, a file with no test, a skip without a reason, or on CI=true a skip for a
+ *    missing prerequisite, fails);
  * 4. stops the local control plane if this run started it (also on failure; DEVCTL_KEEP_CLUSTER=1 keeps it);
- * 5. ends with the line `N passed, N failed` taken from bun's own summary, and bun's exit code.
- * Extra arguments are passed to `bun test` (e.g. a path filter).
+ * 5. prints one line per skip with its reason, then `N passed, N failed, N skipped`; exits 1 if any failed.
+ * Extra arguments are paths (exactly those files run, and are checked as above) or a `bun test` filter.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { describeSkip, judgePhase, type PhaseVerdict, type Skip } from "./_phase.ts";
+import { SKIP_LOG_ENV, type SkipRecord } from "./_skip.ts";
 
 const root = resolve(import.meta.dir, "..");
 const bun = process.execPath;
 const extra = process.argv.slice(2);
+/** On CI every prerequisite is there (the runner installs or starts it): a skip for a missing one fails. */
+const CI = process.env.CI === "true";
 /** Upper bound for the whole `bun test` run (DEVCTL_SUITE_LIMIT_MIN), well inside CI's 90 minutes. */
 const SUITE_LIMIT_MIN = Number(process.env.DEVCTL_SUITE_LIMIT_MIN ?? 60);
 /** Fault-injection suites (they restart, freeze and compact the local control plane). */
@@ -56,14 +64,14 @@ for (const [title, cmd] of staticChecks) {
     console.error(
       `\n==> ${title} failed: fix the findings above (npm run fix applies the formatter and safe lint fixes)`,
     );
-    console.log("0 passed, 1 failed");
+    console.log("0 passed, 1 failed, 0 skipped");
     process.exit(1);
   }
 }
 
 const build = step("building dist/devctl", [bun, "run", "src/build/build.ts"]);
 if (build.code !== 0) {
-  console.log("0 passed, 1 failed");
+  console.log("0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }
 
@@ -82,25 +90,47 @@ if (external) {
     "up",
   ]);
   if (up.code !== 0) {
-    console.log("0 passed, 1 failed");
+    console.log("0 passed, 1 failed, 0 skipped");
     process.exit(1);
   }
 }
 
-/** Runs `bun test` with the given arguments, streaming its output; returns its exit code and counts. */
+/** The test files bun would discover (its own patterns), relative to the repository, sorted. */
+function testFiles(under = "."): string[] {
+  const glob = new Bun.Glob("**/*{.test,_test,.spec,_spec}.{ts,tsx,js,jsx}");
+  return [...glob.scanSync({ cwd: resolve(root, under) })]
+    .map((f) => (under === "." ? f : `${under.replace(/\/$/, "")}/${f}`))
+    .filter((f) => !f.split("/").some((part) => part === "node_modules" || part.startsWith(".")))
+    .sort();
+}
+
+/** Extra arguments that are all paths select exactly those files; anything else is a bun filter. */
+function selectedBy(args: string[]): string[] | undefined {
+  if (!args.every((a) => !a.startsWith("-") && existsSync(resolve(root, a)))) return undefined;
+  return args.flatMap((a) =>
+    statSync(resolve(root, a)).isDirectory()
+      ? testFiles(relative(root, resolve(root, a)) || ".")
+      : [relative(root, resolve(root, a))],
+  );
+}
+
+/** Runs `bun test` on `files` (or with the filter `args`), streaming its output; returns the phase's verdict. */
 async function bunTest(
   title: string,
+  files: string[] | undefined,
   args: string[],
   limitMs: number,
-): Promise<{ code: number; passed: number; failed: number }> {
+): Promise<PhaseVerdict> {
   console.error(`\n==> ${title}`);
+  const scratch = mkdtempSync(join(tmpdir(), "devctl-test-phase-"));
+  const junitFile = join(scratch, "junit.xml");
+  const skipLog = join(scratch, "skips.jsonl");
   // The per-test default (setDefaultTimeout in _support.ts) only reaches the first file that imports it.
-  const proc = Bun.spawn([bun, "test", `--timeout=${TEST_TIMEOUT_MS}`, ...args], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: process.env,
-  });
+  const selection = files ? files.map((f) => `./${f}`) : args;
+  const proc = Bun.spawn(
+    [bun, "test", `--timeout=${TEST_TIMEOUT_MS}`, "--reporter=junit", `--reporter-outfile=${junitFile}`, ...selection],
+    { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, [SKIP_LOG_ENV]: skipLog } },
+  );
   // A hang outside any single test (each has its own timeout) must not eat CI's whole budget.
   const watchdog = setTimeout(() => {
     console.error(`\n==> ${title}: still running after ${Math.round(limitMs / 60_000)} min: stopping it`);
@@ -119,36 +149,52 @@ async function bunTest(
   const [o, e] = await Promise.all([tee(proc.stdout, process.stdout), tee(proc.stderr, process.stderr)]);
   const code = await proc.exited;
   clearTimeout(watchdog);
-  const all = `${o}\n${e}`;
-  const passed = Number(/^\s*(\d+) pass$/m.exec(all)?.[1] ?? 0);
-  let failed = Number(/^\s*(\d+) fail$/m.exec(all)?.[1] ?? 0);
-  if (code !== 0 && failed === 0) failed = 1; // bun failed outside any test (e.g. a suite did not load)
-  return { code, passed, failed };
+  const read = (f: string) => (existsSync(f) ? readFileSync(f, "utf8") : undefined);
+  const verdict = judgePhase({
+    exitCode: code,
+    output: `${o}\n${e}`,
+    junit: read(junitFile),
+    files,
+    skipLog: (read(skipLog) ?? "")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as SkipRecord),
+    ci: CI,
+  });
+  rmSync(scratch, { recursive: true, force: true });
+  for (const p of verdict.problems) console.error(`==> ${title}: FAILED: ${p}`);
+  return verdict;
 }
 
-let code = 1;
 let passed = 0;
 let failed = 0;
+let skipped = 0;
+const skips: Skip[] = [];
 try {
   const deadline = Date.now() + SUITE_LIMIT_MIN * 60_000;
   // Suites that restart, freeze or compact the control plane run last, so that the controllers'
   // slow recovery afterwards cannot slow down the others.
-  const phases: [string, string[]][] = extra.length
-    ? [["running the selected test suites", extra]]
+  const all = testFiles();
+  const phases: [string, string[] | undefined, string[]][] = extra.length
+    ? [["running the selected test suites", selectedBy(extra), extra]]
     : [
-        ["running the unit and integration suites", [`--path-ignore-patterns=${FAULT_SUITES}/**`]],
-        ["running the fault-injection suites", [`./${FAULT_SUITES}/`]],
+        ["running the unit and integration suites", all.filter((f) => !f.startsWith(`${FAULT_SUITES}/`)), []],
+        ["running the fault-injection suites", all.filter((f) => f.startsWith(`${FAULT_SUITES}/`)), []],
       ];
-  code = 0;
-  for (const [title, args] of phases) {
-    const r = await bunTest(title, args, Math.max(60_000, deadline - Date.now()));
+  for (const [title, files, args] of phases) {
+    const r = await bunTest(title, files, args, Math.max(60_000, deadline - Date.now()));
     passed += r.passed;
     failed += r.failed;
-    if (r.code !== 0) code = r.code;
+    skipped += r.skipped;
+    skips.push(...r.skips);
   }
+} catch (e) {
+  console.error(`\n==> the test run broke: ${(e as Error).stack ?? e}`);
+  failed++;
 } finally {
   if (startedCluster && !process.env.DEVCTL_KEEP_CLUSTER)
     step("stopping the local control plane this run started", [bun, "run", "tests/cluster/cli.ts", "down"]);
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(code);
+for (const s of skips) console.log(describeSkip(s, CI));
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 ? 1 : 0);

@@ -90,8 +90,8 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "apps.example.com", "webapps")).toEqual(["get", "list", "watch"]);
     expect(verbsOf(clusterRules, "apps.example.com", "webapps/status")).toEqual(["patch"]);
     expect(verbsOf(clusterRules, "apps.example.com", "webapps/finalizers")).toEqual(["update"]);
-    // No update (PUT) and no delete: children are server-side applied, and garbage-collected.
-    const children = ["create", "get", "list", "patch", "watch"];
+    // No update (PUT): children are server-side applied; delete only for orphans the garbage collector missed.
+    const children = ["create", "delete", "get", "list", "patch", "watch"];
     expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "patch"]);

@@ -22,10 +22,11 @@ export interface PolicyRule {
 /**
  * What the operator does to its children: looks one up before creating it (get), caches them
  * (list, watch), creates (create: server-side apply of an object that does not exist yet) and
- * converges them (patch: server-side apply). Never update (PUT) and never delete: the garbage
- * collector deletes children of a deleted WebApp through their owner reference.
+ * converges them (patch: server-side apply). Never update (PUT). Delete only where the garbage
+ * collector missed a child whose controller WebApp is gone (src/operator/orphans.ts: a uid precondition,
+ * never any other object).
  */
-export const CHILD_VERBS = ["create", "get", "list", "watch", "patch"] as const;
+export const CHILD_VERBS = ["create", "get", "list", "watch", "patch", "delete"] as const;
 
 /** What the reconciler needs cluster-wide. */
 export function operatorRules(): PolicyRule[] {

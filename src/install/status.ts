@@ -12,7 +12,7 @@ import { CRD_NAME, WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { SCHEMA_VERSION_ANNOTATION } from "../api/crd.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
-import { humanDuration } from "./format.ts";
+import { humanDuration } from "../printers/format.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
 import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";

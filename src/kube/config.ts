@@ -3,15 +3,16 @@
  * the server URL, the TLS material (CA, client certificate and key, skip-verify, server name) and
  * a function that yields the auth headers for each request (static token, token file, exec plugin).
  *
- * Order: an explicit kubeconfig path, else $KUBECONFIG (":"-separated, merged), else ~/.kube/config,
+ * Order: an explicit kubeconfig path (one file, which must exist), else $KUBECONFIG (":"-separated; missing
+ * files skipped; merged first-wins per cluster, user and context, and for current-context), else ~/.kube/config,
  * else in-cluster (service account token, CA, KUBERNETES_SERVICE_HOST/PORT). `context` picks a context.
  * Every failure is a `ConfigError` whose message says what to fix; nothing here talks to the network.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
+import { delimiter, join } from "node:path";
+import { type Cluster, type Context, KubeConfig, type User } from "@kubernetes/client-node";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -65,29 +66,11 @@ export function loadConnection(opts: LoadOptions = {}): Connection {
 }
 
 function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string | undefined>): string {
-  const files = opts.kubeconfig ? [opts.kubeconfig] : (env.KUBECONFIG ?? "").split(":").filter(Boolean);
-  if (files.length === 0) {
-    const home = env.HOME ?? homedir();
-    const def = join(home, ".kube", "config");
-    if (existsSync(def)) files.push(def);
-  }
-  if (files.length > 0) {
-    files.forEach((file, i) => {
-      const target = i === 0 ? kc : new KubeConfig();
-      if (!existsSync(file))
-        throw new ConfigError(
-          `kubeconfig ${file} does not exist. Point --kubeconfig or KUBECONFIG at a readable file.`,
-        );
-      try {
-        target.loadFromFile(file);
-      } catch (e) {
-        throw new ConfigError(
-          `kubeconfig ${file} cannot be read: ${(e as Error).message}. Fix the file or point --kubeconfig elsewhere.`,
-        );
-      }
-      if (target !== kc) kc.mergeConfig(target, true);
-    });
-    return files.length === 1 ? `kubeconfig ${files[0]}` : `kubeconfig ${files.join(":")}`;
+  const files = kubeconfigFiles(opts, env);
+  if (files.kind === "files") {
+    const merged = mergeKubeconfigs(files.paths.map((file) => readKubeconfig(file)));
+    kc.loadFromOptions(merged);
+    return files.paths.length === 1 ? `kubeconfig ${files.paths[0]}` : `kubeconfig ${files.paths.join(":")}`;
   }
   const root = opts.inClusterRoot ?? "";
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
@@ -107,9 +90,68 @@ function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string 
     }
     return "in-cluster configuration";
   }
+  if (files.missing.length > 0)
+    throw new ConfigError(
+      `none of the files in KUBECONFIG exists (${files.missing.join(", ")}): point KUBECONFIG or --kubeconfig at a readable file.`,
+    );
   throw new ConfigError(
     "no Kubernetes configuration found: set --kubeconfig or KUBECONFIG, create ~/.kube/config, or run inside a cluster.",
   );
+}
+
+type Files = { kind: "files"; paths: string[] } | { kind: "none"; missing: string[] };
+
+/**
+ * Which files to read, as kubectl's loading rules pick them: --kubeconfig alone (it must exist); else every
+ * existing file of $KUBECONFIG (":"-separated, duplicates and missing files skipped); else ~/.kube/config.
+ */
+export function kubeconfigFiles(opts: LoadOptions, env: Record<string, string | undefined>): Files {
+  if (opts.kubeconfig) {
+    if (!existsSync(opts.kubeconfig))
+      throw new ConfigError(`kubeconfig ${opts.kubeconfig} does not exist. Point --kubeconfig at a readable file.`);
+    return { kind: "files", paths: [opts.kubeconfig] };
+  }
+  const listed = [...new Set((env.KUBECONFIG ?? "").split(delimiter).filter(Boolean))];
+  if (listed.length > 0) {
+    const paths = listed.filter((f) => existsSync(f));
+    return paths.length > 0 ? { kind: "files", paths } : { kind: "none", missing: listed };
+  }
+  const def = join(env.HOME ?? homedir(), ".kube", "config");
+  return existsSync(def) ? { kind: "files", paths: [def] } : { kind: "none", missing: [] };
+}
+
+interface ConfigParts {
+  clusters: Cluster[];
+  users: User[];
+  contexts: Context[];
+  currentContext: string;
+}
+
+function readKubeconfig(file: string): ConfigParts {
+  const one = new KubeConfig();
+  try {
+    one.loadFromFile(file); // also makes relative certificate and key paths absolute to the file's folder
+  } catch (e) {
+    throw new ConfigError(
+      `kubeconfig ${file} cannot be read: ${(e as Error).message}. Fix the file or point --kubeconfig elsewhere.`,
+    );
+  }
+  return { clusters: one.clusters, users: one.users, contexts: one.contexts, currentContext: one.currentContext };
+}
+
+/** kubectl's merge: for each cluster, user and context name the first file that defines it wins; so does current-context. */
+export function mergeKubeconfigs(parts: readonly ConfigParts[]): ConfigParts {
+  const firstByName = <T extends { name: string }>(lists: T[][]): T[] => {
+    const seen = new Map<string, T>();
+    for (const item of lists.flat()) if (!seen.has(item.name)) seen.set(item.name, item);
+    return [...seen.values()];
+  };
+  return {
+    clusters: firstByName(parts.map((p) => p.clusters ?? [])),
+    users: firstByName(parts.map((p) => p.users ?? [])),
+    contexts: firstByName(parts.map((p) => p.contexts ?? [])),
+    currentContext: parts.map((p) => p.currentContext).find(Boolean) ?? "",
+  };
 }
 
 function resolve(kc: KubeConfig, source: string): Connection {

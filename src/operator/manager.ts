@@ -26,6 +26,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { createRuntimeMetrics } from "../runtime/metrics.ts";
 import { startServer, type RunningServer } from "../server/http.ts";
 import { MANAGED_BY_VALUE } from "./desired.ts";
+import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
 export const CONTROLLER_NAME = "webapp";
@@ -79,7 +80,8 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const identity = opts.identity ?? `${hostname()}_${crypto.randomUUID().slice(0, 8)}`;
   log.info(`starting the WebApp operator against ${client.server}`, {
     identity,
-    namespaces: opts.namespaces.length ? opts.namespaces : "all",
+    // Always a string, so that a log pipeline sees one type: "all" or "team-a,team-b".
+    namespaces: opts.namespaces.length ? opts.namespaces.join(",") : "all",
   });
   await preflight(client, opts.namespaces);
 
@@ -125,6 +127,29 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
       logger: log,
       resync: { everyMs: opts.resyncMs },
     });
+
+  const orphans = createOrphanCollector({
+    client,
+    webapps,
+    children: [
+      { rt: DEPLOYMENT_RESOURCE, source: deployments },
+      { rt: SERVICE_RESOURCE, source: services },
+    ],
+    recorder,
+    clock,
+    logger: log,
+  });
+  /** The workers, and beside them the orphan collector, until `until` aborts or the workers end. */
+  const work = async (until: AbortSignal): Promise<void> => {
+    const workersEnded = new AbortController();
+    const collecting = orphans.run(AbortSignal.any([until, workersEnded.signal]));
+    try {
+      await controller.run(until, { graceMs: opts.shutdownTimeoutMs });
+    } finally {
+      workersEnded.abort();
+      await collecting;
+    }
+  };
 
   const servers: RunningServer[] = [];
   const readyz = () => {
@@ -175,7 +200,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
       const outcome = await elector.run(signal, {
         onStartedLeading: (leading) => {
           log.info("leading: starting workers", { identity });
-          return controller.run(leading, { graceMs: opts.shutdownTimeoutMs });
+          return work(leading);
         },
         onStoppedLeading: () => log.info("stopped leading"),
         onNewLeader: (who) => who !== identity && log.info(`the leader is ${who || "nobody"}`),
@@ -188,7 +213,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
         exitCode = 1;
       }
     } else {
-      await controller.run(signal, { graceMs: opts.shutdownTimeoutMs });
+      await work(signal);
     }
   } finally {
     await recorder.flush();

@@ -21,7 +21,7 @@
  */
 import type { Clock } from "./clock.ts";
 import { realClock, repeatJittered } from "./clock.ts";
-import type { Logger } from "./logger.ts";
+import { type Logger, reconcileContext, withLogContext } from "./logger.ts";
 import type { ControllerMetrics, RuntimeMetrics } from "./metrics.ts";
 import { createRuntimeMetrics } from "./metrics.ts";
 import type { WorkQueue } from "./queue.ts";
@@ -253,7 +253,8 @@ class ControllerImpl implements Controller {
       }
       this.#metrics.activeWorkers(++this.#active);
       try {
-        await this.#reconcileOne(requestFor(item.key));
+        // Every line of this reconcile (here and in the reconciler) carries its controller, key and reconcileID.
+        await withLogContext(reconcileContext(this.name, item.key), () => this.#reconcileOne(requestFor(item.key)));
       } catch (err) {
         this.#log.error(`[${this.name}] internal error while handling ${item.key}: ${messageOf(err)}`, err);
       } finally {

@@ -20,7 +20,7 @@ import type { KubeClient } from "../../src/kube/types.ts";
 import type { BenchCluster } from "./_cluster.ts";
 import type { BenchOptions } from "./_options.ts";
 import { ensureCrd, warmUp } from "./_kube.ts";
-import { spawnOperator, type BenchOperator } from "./_operator.ts";
+import { type BenchOperator, type OperatorImpl, spawnOperator } from "./_operator.ts";
 import { cpuMeter, cpuSeconds, type CpuMeter } from "./_proc.ts";
 
 export interface Table {
@@ -45,6 +45,24 @@ export interface Section {
   failed?: boolean;
   tables: Table[];
   notes: string[];
+  /** SVG charts, written beside the report and shown after the tables. */
+  charts?: Chart[];
+  /** The figures another operator's run can be compared with (see _compare.ts). */
+  figures?: Figure[];
+}
+
+export interface Figure {
+  name: string;
+  value: number;
+  show(value: number): string;
+}
+
+export interface Chart {
+  /** File name beside the report, e.g. "bench-convergence-1000.svg". */
+  file: string;
+  /** What it shows, in words (the image's alt text). */
+  alt: string;
+  svg: string;
 }
 
 export interface Fixture {
@@ -66,8 +84,17 @@ export interface Context {
   meter(pids: Record<string, number | undefined>): Promise<CpuMeter>;
   settle(): Promise<void>;
   freshCluster(): Promise<boolean>;
-  /** Starts an operator for `namespace` with leader election off unless `args` say otherwise. */
-  operator(namespace: string, args?: string[], profileDir?: string): Promise<BenchOperator>;
+  /**
+   * Starts an operator (devctl unless `how.impl` says "peer") for `namespace` with the run's
+   * --concurrency and leader election off unless `args` say otherwise.
+   */
+  operator(
+    namespace: string,
+    args?: string[],
+    how?: { impl?: OperatorImpl; profileDir?: string },
+  ): Promise<BenchOperator>;
+  /** The operators every comparison runs: devctl, and the Go peer unless --no-peer. */
+  impls: OperatorImpl[];
   /** Stops every operator started through ctx.operator() that still runs. */
   stopOperators(): Promise<void>;
 }
@@ -111,9 +138,11 @@ export function createContext(
       log(`  fresh cluster in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       return true;
     },
-    async operator(namespace, args = [], profileDir) {
+    impls: opts.peer ? ["devctl", "peer"] : ["devctl"],
+    async operator(namespace, args = [], how = {}) {
       const withLe = args.some((a) => a.startsWith("--leader-elect"));
       const op = await spawnOperator({
+        impl: how.impl ?? "devctl",
         kubeconfig: cluster.kubeconfig,
         args: [
           "--namespaces",
@@ -123,7 +152,7 @@ export function createContext(
           ...(withLe ? [] : ["--leader-elect=false"]),
           ...args,
         ],
-        ...(profileDir ? { profileDir } : {}),
+        ...(how.profileDir ? { profileDir: how.profileDir } : {}),
       });
       running.add(op);
       const stop = op.stop.bind(op);

@@ -1,9 +1,16 @@
 /**
- * One operator process for a benchmark: `devctl operator run` from a private copy of dist/devctl (or,
- * when profiling, the sources under `bun --cpu-prof-md`), on a free loopback port, with its own
- * /metrics read back.
+ * One operator under test, as a process: either devctl (`devctl operator run` from a private copy of
+ * dist/devctl, or, when profiling, the sources under `bun --cpu-prof-md`) or the Go peer (the seed's
+ * controller-runtime operator, see _peer.ts), on free loopback ports, with its own /metrics read back.
  *
  * Properties:
+ * - One interface for both (BenchOperator: start, wait ready, scrape, RSS, CPU, stop). Both take the
+ *   same argument list (the Go peer's flags carry devctl's names: --namespaces, --concurrency,
+ *   --leader-elect, --resync-period) and expose the same metric families (controller-runtime's
+ *   names, which devctl mirrors), so a scenario runs either without knowing which it has.
+ * - Requests are counted the same way for both: rest_client_requests_total{code,method}, one per
+ *   HTTP request the client sends, watches included (client-go's metric in the peer, devctl's
+ *   transport in devctl).
  * - `spawnedAt` is taken immediately before the spawn, so `waitReady()` measures process start to
  *   /readyz 200 (polled every 5 ms: the poll adds at most that much).
  * - Counters come from the operator's own /metrics (rest_client_requests_total and friends); CPU and
@@ -37,7 +44,18 @@ export interface Sample {
   value: number;
 }
 
+/** Which operator a process runs. */
+export type OperatorImpl = "devctl" | "peer";
+export const IMPL_LABEL: Record<OperatorImpl, string> = { devctl: "devctl", peer: "Go peer" };
+
+/** The Go peer's executable, set once it is built (see _peer.ts ensurePeer). */
+let peerBinary: string | undefined;
+export function usePeerBinary(path: string): void {
+  peerBinary = path;
+}
+
 export interface BenchOperator {
+  impl: OperatorImpl;
   pid: number;
   spawnedAt: number;
   url: string;
@@ -52,9 +70,10 @@ export interface BenchOperator {
 }
 
 export interface OperatorSpawnOptions {
+  impl?: OperatorImpl;
   kubeconfig: string;
   args: string[];
-  /** Run the sources under `bun --cpu-prof-md` and write the profile (on exit) into this directory. */
+  /** Run the sources under `bun --cpu-prof-md --heap-prof-md` and write both profiles (on exit) into this directory. */
   profileDir?: string;
 }
 
@@ -99,9 +118,8 @@ export function requestsByMethod(metrics: Map<string, Sample[]>): Record<string,
   return out;
 }
 
-export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOperator> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+/** The argv of devctl (`operator run`, or the sources under the profiler) with metrics and probes on `port`. */
+function devctlArgv(opts: OperatorSpawnOptions, port: number): string[] {
   const runArgs = [
     "operator",
     "run",
@@ -117,9 +135,43 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
     "warn",
     ...opts.args,
   ];
-  const argv = opts.profileDir
-    ? [process.execPath, "--cpu-prof-md", `--cpu-prof-dir=${opts.profileDir}`, resolve(ROOT, "src/main.ts"), ...runArgs]
+  return opts.profileDir
+    ? [
+        process.execPath,
+        "--cpu-prof-md",
+        `--cpu-prof-dir=${opts.profileDir}`,
+        "--heap-prof-md",
+        `--heap-prof-dir=${opts.profileDir}`,
+        resolve(ROOT, "src/main.ts"),
+        ...runArgs,
+      ]
     : [binary, ...runArgs];
+}
+
+/** The Go peer's argv: metrics on `port`, probes on `probePort` (controller-runtime serves them apart). */
+function peerArgv(opts: OperatorSpawnOptions, port: number, probePort: number): string[] {
+  if (!peerBinary) throw new Error("the Go peer was not built (usePeerBinary was never called)");
+  if (opts.profileDir) throw new Error("profiling is for devctl only");
+  return [
+    peerBinary,
+    "--kubeconfig",
+    opts.kubeconfig,
+    "--metrics-bind-address",
+    `127.0.0.1:${port}`,
+    "--health-probe-bind-address",
+    `127.0.0.1:${probePort}`,
+    // zap knows debug, info, error, panic: error is the nearest to devctl's warn.
+    "--zap-log-level=error",
+    ...opts.args,
+  ];
+}
+
+export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOperator> {
+  const impl = opts.impl ?? "devctl";
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const probeUrl = impl === "peer" ? `http://127.0.0.1:${await freePort()}` : url;
+  const argv = impl === "peer" ? peerArgv(opts, port, Number(new URL(probeUrl).port)) : devctlArgv(opts, port);
   let out = "";
   const spawnedAt = performance.now();
   const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
@@ -132,6 +184,7 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
   const exited = () => proc.exitCode !== null || proc.signalCode !== null;
 
   return {
+    impl,
     pid: proc.pid,
     spawnedAt,
     url,
@@ -142,16 +195,16 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
       while (performance.now() < deadline) {
         if (exited())
           throw new Error(
-            `the operator exited (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${out.slice(-3000)}`,
+            `the ${IMPL_LABEL[impl]} operator exited (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${out.slice(-3000)}`,
           );
-        const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+        const ok = await fetch(`${probeUrl}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
           (r) => r.status === 200,
           () => false,
         );
         if (ok) return performance.now() - spawnedAt;
         await Bun.sleep(5);
       }
-      throw new Error(`the operator was not ready within ${timeoutMs} ms:\n${out.slice(-3000)}`);
+      throw new Error(`the ${IMPL_LABEL[impl]} operator was not ready within ${timeoutMs} ms:\n${out.slice(-3000)}`);
     },
     async scrape() {
       const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
@@ -161,7 +214,8 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
     rssBytes: () => rssBytes(proc.pid),
     async stop(signal = "SIGTERM") {
       if (!exited()) proc.kill(signal);
-      const timer = setTimeout(() => !exited() && proc.kill("SIGKILL"), 40_000);
+      // Under the profiler the process writes its profiles on exit: a heap snapshot of a large heap takes minutes.
+      const timer = setTimeout(() => !exited() && proc.kill("SIGKILL"), opts.profileDir ? 600_000 : 40_000);
       const code = await proc.exited;
       clearTimeout(timer);
       return code;

@@ -28,3 +28,10 @@ test("an unknown scenario or a bad number is an error naming what is accepted", 
   expect(() => parseOptions(["--n", "ten"], "/r")).toThrow(OptionsError);
   expect(() => parseOptions(["--frobnicate"], "/r")).toThrow(/unknown option/);
 });
+
+test("the Go peer runs beside devctl unless --no-peer is given; the last of --peer and --no-peer wins", () => {
+  expect(parseOptions([], "/r").peer).toBe(true);
+  expect(parseOptions(["--quick"], "/r").peer).toBe(true);
+  expect(parseOptions(["--no-peer"], "/r").peer).toBe(false);
+  expect(parseOptions(["--no-peer", "--peer"], "/r").peer).toBe(true);
+});

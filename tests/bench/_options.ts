@@ -32,6 +32,8 @@ export interface BenchOptions {
   /** Parallel requests the bench uses to create or change WebApps. */
   clientConcurrency: number;
   profile: boolean;
+  /** Run the Go peer (the seed's controller-runtime operator) beside devctl wherever it applies. */
+  peer: boolean;
   build: boolean;
   /** Where the report is written; undefined: only printed. */
   out?: string;
@@ -46,7 +48,8 @@ export const USAGE = `usage: npm run bench -- [options]   (or: bun run tests/ben
   --repeats R          repeats per convergence and update measurement (default 3; --quick 1)
   --heal-trials T      heal trials (default 100; --quick 20)
   --concurrency C      operator --concurrency and floor parallelism (default 4, the operator's default)
-  --profile            also run one convergence of N with the operator under bun --cpu-prof-md and summarise it
+  --profile            also run one convergence of N with devctl under bun --cpu-prof-md --heap-prof-md and summarise it
+  --peer, --no-peer    run the Go peer (the seed's controller-runtime operator) beside devctl (default: --peer)
   --no-build           use dist/devctl as it is (default: npm run build first)
   --out FILE           where to write the report (default BENCHMARKS.md at the repository root; none with --quick)`;
 
@@ -67,6 +70,7 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
     concurrency: 4,
     clientConcurrency: 16,
     profile: false,
+    peer: true,
     build: true,
     ...(quick ? {} : { out: `${repoRoot}/BENCHMARKS.md` }),
   };
@@ -118,6 +122,12 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
         break;
       case "--profile":
         o.profile = true;
+        break;
+      case "--peer":
+        o.peer = true;
+        break;
+      case "--no-peer":
+        o.peer = false;
         break;
       case "--no-build":
         o.build = false;

@@ -4,7 +4,8 @@
  * Properties:
  * - hotFunctions(md, k): the first k rows of its "Hot Functions (Self Time)" table as
  *   [self %, self time, function, location]; the profile's own header line (duration, samples) as `summary`.
- * - latestProfile(dir): the newest *.md file in dir, or undefined.
+ * - latestProfile(dir, prefix): the newest *.md file in dir whose name starts with prefix (Bun names
+ *   them CPU.* and Heap.*; case-insensitive), or undefined.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -31,11 +32,11 @@ export function hotFunctions(md: string, k: number): { summary: string; rows: st
   return { summary, rows };
 }
 
-export function latestProfile(dir: string): string | undefined {
+export function latestProfile(dir: string, prefix = ""): string | undefined {
   let best: { file: string; t: number } | undefined;
   try {
     for (const f of readdirSync(dir)) {
-      if (!f.endsWith(".md")) continue;
+      if (!f.endsWith(".md") || !f.toLowerCase().startsWith(prefix.toLowerCase())) continue;
       const t = statSync(join(dir, f)).mtimeMs;
       if (!best || t > best.t) best = { file: join(dir, f), t };
     }

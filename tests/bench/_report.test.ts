@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import type { Section } from "./_context.ts";
 import { parseMetrics, requestsByMethod, total } from "./_operator.ts";
 import { hotFunctions } from "./_profile.ts";
-import { ANALYSIS_END, ANALYSIS_START, cpuRows, render, type RunInfo } from "./_report.ts";
+import { ANALYSIS_END, ANALYSIS_START, STALE_MARK, cpuRows, render, type RunInfo } from "./_report.ts";
 
 const info: RunInfo = {
   date: "2026-01-01T00:00:00Z",
@@ -32,6 +32,20 @@ test("a rerun keeps the hand-written analysis of the previous report and refresh
   expect(md).not.toContain("old numbers");
   expect(md).toContain("| [4. Heal latency](#4-heal-latency) | p99 < 1 s | p99 40 ms | **met** |");
   expect(md).toContain("- a note");
+});
+
+test("the kept analysis is marked stale when figures it quotes from the previous tables changed, and stays so", () => {
+  const analysis = `${ANALYSIS_START}\nHeal p99 is 72 ms, far below 1 s; 10,000 WebApps cost 266.5 MiB.\n${ANALYSIS_END}`;
+  const same = render(info, [{ ...section, headline: "p99 72 ms" }], `| p99 72 ms |\n${analysis}`);
+  expect(same).not.toContain(STALE_MARK);
+  const rerun = render(info, [section], `| p99 72 ms | 266.5 MiB |\n${analysis}`);
+  expect(rerun).toContain(
+    `${ANALYSIS_START}\n${STALE_MARK} the figures this analysis quotes changed in a rerun (no longer in the tables: 72, 266.5).`,
+  );
+  expect(rerun).toContain("Heal p99 is 72 ms");
+  // Figures the old tables never showed (from separate runs) do not make it stale; a stale mark is kept.
+  const again = render(info, [{ ...section, headline: "p99 72 ms" }], rerun);
+  expect(again.split(STALE_MARK).length).toBe(2);
 });
 
 test("the report names the machine, the versions and how busy the machine was", () => {

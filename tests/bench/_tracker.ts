@@ -7,6 +7,7 @@
  *   happens afterwards is missed.
  * - until(count, pred): resolves with performance.now() at the first event after which at least
  *   `count` objects satisfy `pred` (checked incrementally: one predicate call per event).
+ *   An optional `progress(satisfied, now)` hears every change of that number (for curves over time).
  * - untilObject(name, pred): the same for one object (pred sees undefined once it is deleted).
  * - A watch the server ends is re-opened from the last resourceVersion; a 410 re-lists. Every wait
  *   rejects after its timeout, naming what it waited for and how far it got.
@@ -23,7 +24,13 @@ export interface Tracker<T extends KubeObject> {
   get(name: string): T | undefined;
   all(): IterableIterator<T>;
   size(): number;
-  until(count: number, pred: (o: T) => boolean, timeoutMs: number, what: string): Promise<number>;
+  until(
+    count: number,
+    pred: (o: T) => boolean,
+    timeoutMs: number,
+    what: string,
+    progress?: (satisfied: number, now: number) => void,
+  ): Promise<number>;
   untilObject(name: string, pred: (o: T | undefined) => boolean, timeoutMs: number, what: string): Promise<number>;
   stop(): void;
 }
@@ -118,18 +125,21 @@ export function createTracker<T extends KubeObject>(
     get: (name) => objects.get(name),
     all: () => objects.values(),
     size: () => objects.size,
-    until(count, pred, timeoutMs, what) {
+    until(count, pred, timeoutMs, what, progress) {
       return wait(what, timeoutMs, (done) => {
         const ok = new Set<string>();
         return {
           initial() {
             for (const [name, o] of objects) if (pred(o)) ok.add(name);
+            progress?.(ok.size, performance.now());
             return ok.size >= count;
           },
           progress: () => `${ok.size} of ${count}`,
           onChange(name, obj, now) {
+            const before = ok.size;
             if (obj && pred(obj)) ok.add(name);
             else ok.delete(name);
+            if (ok.size !== before) progress?.(ok.size, now);
             if (ok.size >= count) done(now);
           },
         };

@@ -12,15 +12,17 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { createKubeClient } from "../../src/kube/client.ts";
 import { acquireCluster, type BenchCluster } from "./_cluster.ts";
+import { compared } from "./_compare.ts";
 import { createContext, type Context, type Section } from "./_context.ts";
 import { ensureCrd, NAMESPACES, warmUp } from "./_kube.ts";
-import { binary, DEVCTL, useBinary } from "./_operator.ts";
+import { binary, DEVCTL, useBinary, usePeerBinary } from "./_operator.ts";
 import { OptionsError, parseOptions, SCENARIOS, type ScenarioName } from "./_options.ts";
 import { loadAverage, machineCpu } from "./_proc.ts";
-import { render } from "./_report.ts";
+import { ensurePeer } from "./_peer.ts";
+import { chartFiles, render } from "./_report.ts";
 import { convergence } from "./scenarios/convergence.ts";
 import { failover } from "./scenarios/failover.ts";
 import { heal } from "./scenarios/heal.ts";
@@ -34,14 +36,15 @@ const started = performance.now();
 const log = (line: string) =>
   process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}s] ${line}\n`);
 
+/** Convergence and memory compare devctl with the Go peer themselves; steady, heal and update run once per operator. */
 const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
   convergence,
-  steady,
+  steady: (ctx) => compared(ctx, steady),
   memory,
-  heal,
+  heal: (ctx) => compared(ctx, heal),
   startup,
   failover,
-  update,
+  update: (ctx) => compared(ctx, update),
 };
 /** Execution order: convergence first (it leaves the fixture), memory last (10,000 WebApps load the cluster most). */
 const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
@@ -67,6 +70,18 @@ if (opts.build) {
 if (!existsSync(DEVCTL)) {
   process.stderr.write(`${DEVCTL} does not exist: run \`npm run build\` (or drop --no-build)\n`);
   process.exit(1);
+}
+
+let peerBuild: Awaited<ReturnType<typeof ensurePeer>> | undefined;
+if (opts.peer) {
+  try {
+    peerBuild = await ensurePeer(log);
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n(or run without the Go peer: --no-peer)\n`);
+    process.exit(1);
+  }
+  usePeerBinary(peerBuild.binary);
+  log(`Go peer: ${peerBuild.binary}`);
 }
 
 const copy = useBinary(`${tmpdir()}/devctl-bench-${process.pid}`);
@@ -140,7 +155,12 @@ const report = render(
       cpu: cpus()[0]?.model ?? "unknown",
       kernel: release(),
     },
-    versions: { bun: Bun.version, kubernetes, devctl: version },
+    versions: {
+      bun: Bun.version,
+      kubernetes,
+      devctl: version,
+      ...(peerBuild ? { peer: `${basename(dirname(peerBuild.binary))}` } : {}),
+    },
     cluster: cluster.description,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     loadBefore,
@@ -154,7 +174,8 @@ const report = render(
 process.stdout.write(report);
 if (opts.out) {
   writeFileSync(opts.out, report);
-  log(`wrote ${opts.out}`);
+  for (const [file, svg] of chartFiles([...sections.values()])) writeFileSync(join(dirname(opts.out), file), svg);
+  log(`wrote ${opts.out} and its charts`);
 }
 log(`finished in ${((performance.now() - started) / 60_000).toFixed(1)} min`);
 process.exit([...sections.values()].some((s) => s.failed) ? 1 : 0);

@@ -8,10 +8,15 @@
  *   removal of the label that puts a child into the operator's cache; deletion of children; deletion of
  *   WebApps (for good, or re-created at once under the same name with a new spec); new WebApps;
  *   annotation-only touches (which must cost no writes).
- * - The API server is the truth: a failed or timed-out call is counted and forgotten; the final
- *   checks read the WebApps back. `population` tracks names believed to exist, to aim the operations.
+ * - The API server is the truth: the final checks read the WebApps back. `population` tracks names
+ *   believed to exist, to aim the operations.
+ * - It remembers its own WebApp spec writes (`written`: the fields each name must have now) and the
+ *   soak checks they survived (`writesSurvived`): one worker at a time per name, so the last
+ *   successful write is the one that counts; a write refused with a 4xx did not land; one whose outcome
+ *   is unknown (timeout, 5xx, no answer, kubectl) makes that name's memory unknown until the next write.
  * - `protectedNames` are never touched (the WebApp blocked by a foreign Deployment).
  */
+import { KubeError } from "../../src/kube/errors.ts";
 import type { KubeClient } from "../../src/kube/types.ts";
 import { DEPLOYMENTS, KUBECTL, SERVICES, WEBAPPS } from "../_support.ts";
 import type { Random } from "./random.ts";
@@ -69,8 +74,12 @@ export interface Population {
   max: number;
 }
 
+export type Spec = { image: string; replicas: number; port: number };
+
 export interface ChurnStats {
   ops: Record<ChurnKind, { ok: number; failed: number }>;
+  /** Spec writes whose outcome was unknown (the name's memory was dropped). */
+  uncertain: number;
   /** Distinct failure messages (first 40), with counts. */
   failures: Map<string, number>;
   viaKubectl: number;
@@ -92,16 +101,26 @@ export function createChurn(o: {
 }) {
   const { client, namespace: ns, population: pop, random } = o;
   const stats: ChurnStats = {
+    uncertain: 0,
     ops: Object.fromEntries(CHURN_KINDS.map((k) => [k, { ok: 0, failed: 0 }])) as ChurnStats["ops"],
     failures: new Map(),
     viaKubectl: 0,
   };
-  const target = () => random.pick([...pop.live].filter((n) => !pop.protectedNames.has(n)));
-  const webapp = (name: string) => ({
+  /** What each WebApp's spec must be now, as far as our own successful writes say. */
+  const written = new Map<string, Partial<Spec>>();
+  /** Names a worker is operating on: one at a time per name, so writes to a name are ordered. */
+  const busy = new Set<string>();
+  const target = () => {
+    const free = [...pop.live].filter((n) => !pop.protectedNames.has(n) && !busy.has(n));
+    return random.pick(free.length ? free : [...pop.live].filter((n) => !pop.protectedNames.has(n)));
+  };
+  const remember = (name: string, spec: Partial<Spec>, replace = false) =>
+    written.set(name, { ...(replace ? {} : written.get(name)), ...spec });
+  const webapp = (name: string, spec: Spec = randomSpec(random)) => ({
     apiVersion: "apps.example.com/v1",
     kind: "WebApp",
     metadata: { name, namespace: ns },
-    spec: randomSpec(random),
+    spec,
   });
 
   async function kubectl(args: string[]): Promise<void> {
@@ -124,19 +143,40 @@ export function createChurn(o: {
     if (code !== 0) throw new Error(`kubectl ${args[0]}: ${stderr.trim().split("\n")[0]}`);
   }
 
-  async function perform(kind: ChurnKind): Promise<void> {
-    const name = target();
+  /** Runs one operation on `name`, holding it so no other worker writes it meanwhile. */
+  async function performOn(kind: ChurnKind, name: string): Promise<void> {
+    busy.add(name);
+    try {
+      await perform(kind, name);
+    } catch (e) {
+      // A 4xx refusal did not land; anything else may have: forget what this name must be.
+      const refused = e instanceof KubeError && e.code >= 400 && e.code < 500 && ![408, 429].includes(e.code);
+      if (!refused && kind !== "webapp-create" && written.delete(name)) stats.uncertain++;
+      throw e;
+    } finally {
+      busy.delete(name);
+    }
+  }
+
+  async function perform(kind: ChurnKind, name: string): Promise<void> {
     const dep = `${name}-deployment`;
     const svc = `${name}-svc`;
     switch (kind) {
       case "webapp-spec-edit": {
         const spec = randomSpec(random);
         const which = random.pick(["image", "replicas", "port", "all"] as const);
-        await client.patch(WEBAPPS, name, ns, { spec: which === "all" ? spec : { [which]: spec[which] } }, "merge");
+        const patch = which === "all" ? spec : { [which]: spec[which] };
+        await client.patch(WEBAPPS, name, ns, { spec: patch }, "merge");
+        remember(name, patch);
         return;
       }
-      case "webapp-kubectl-scale":
-        return kubectl(["scale", `webapp/${name}`, `--replicas=${random.int(1, 3)}`]);
+      case "webapp-kubectl-scale": {
+        const replicas = random.int(1, 3);
+        written.delete(name); // kubectl's failures are not typed: unknown until it succeeded
+        await kubectl(["scale", `webapp/${name}`, `--replicas=${replicas}`]);
+        remember(name, { replicas });
+        return;
+      }
       case "deployment-scale": {
         const replicas = random.int(0, 6);
         if (random.chance(0.3)) return kubectl(["scale", `deployment/${dep}`, `--replicas=${replicas}`]);
@@ -176,22 +216,39 @@ export function createChurn(o: {
         return;
       case "service-delete":
         return client.delete(SERVICES, svc, ns);
-      case "webapp-delete-and-recreate":
+      case "webapp-delete-and-recreate": {
+        written.delete(name);
         await client.delete(WEBAPPS, name, ns);
-        await client.create(WEBAPPS, webapp(name));
+        const spec = randomSpec(random);
+        await client.create(WEBAPPS, webapp(name, spec));
+        remember(name, spec, true);
         return;
+      }
       case "webapp-delete":
-        if (pop.live.size <= pop.min) return perform("webapp-spec-edit");
+        if (pop.live.size <= pop.min) return perform("webapp-spec-edit", name);
         pop.live.delete(name);
         pop.deleted.add(name);
+        written.delete(name);
         return client.delete(WEBAPPS, name, ns);
       case "webapp-create": {
-        if (pop.live.size >= pop.max) return perform("webapp-annotate");
+        if (pop.live.size >= pop.max) return perform("webapp-annotate", name);
         const comeback = pop.deleted.size > 0 && random.chance(0.5) ? random.pick([...pop.deleted]) : undefined;
         const fresh = comeback ?? appName(pop.next++);
-        pop.deleted.delete(fresh);
-        pop.live.add(fresh);
-        await client.create(WEBAPPS, webapp(fresh));
+        if (busy.has(fresh)) return perform("webapp-annotate", name);
+        busy.add(fresh);
+        try {
+          pop.deleted.delete(fresh);
+          pop.live.add(fresh);
+          const spec = randomSpec(random);
+          await client.create(WEBAPPS, webapp(fresh, spec));
+          remember(fresh, spec, true);
+        } catch (e) {
+          const refused = e instanceof KubeError && e.code >= 400 && e.code < 500 && ![408, 429].includes(e.code);
+          if (!refused) stats.uncertain++;
+          throw e;
+        } finally {
+          busy.delete(fresh);
+        }
         return;
       }
       case "webapp-annotate":
@@ -208,6 +265,7 @@ export function createChurn(o: {
 
   return {
     stats,
+    written,
     /** Runs `workers` loops of random operations until `signal` aborts; resolves when all stopped. */
     async run(signal: AbortSignal, workers: number, pauseMs: [number, number]): Promise<void> {
       const kinds = CHURN_KINDS.map((k) => [k, WEIGHTS[k]] as const);
@@ -216,7 +274,7 @@ export function createChurn(o: {
           while (!signal.aborted) {
             const kind = random.weighted(kinds);
             try {
-              await perform(kind);
+              await performOn(kind, target());
               stats.ops[kind].ok++;
             } catch (e) {
               stats.ops[kind].failed++;

@@ -19,6 +19,8 @@ import { DEPLOYMENTS, SERVICES } from "../_support.ts";
 export interface Decoy {
   rt: ResourceType;
   name: string;
+  /** The object planted (a re-created one of the same name is not the decoy). */
+  uid: string;
   fingerprint?: string;
 }
 
@@ -48,8 +50,12 @@ export async function plantDecoys(client: KubeClient, namespace: string, collisi
     [DEPLOYMENTS, deployment("impostor-deployment", impostor)],
     [SERVICES, service("impostor-svc", impostor, impostor)],
   ];
-  for (const [rt, obj] of planted) await client.create(rt, { ...obj, metadata: { ...obj.metadata, namespace } });
-  return planted.map(([rt, obj]) => ({ rt, name: obj.metadata.name as string }));
+  const decoys: Decoy[] = [];
+  for (const [rt, obj] of planted) {
+    const made = await client.create(rt, { ...obj, metadata: { ...obj.metadata, namespace } });
+    decoys.push({ rt, name: obj.metadata.name as string, uid: made.metadata.uid as string });
+  }
+  return decoys;
 }
 
 interface Settling extends KubeObject {

@@ -7,9 +7,12 @@
  * - Complete: `run()` first injects every kind once, in a shuffled order (finishing that round even
  *   past the deadline), then picks at random; after the deadline, or `maxFaults`, no new fault starts.
  * - Safe: a frozen API server is always thawed, also when the fault fails.
- * - `apiFaultRecent()` is true while an API-server fault is under way and for one lease duration plus
- *   renew deadline plus 30 s after it ended: the window in which a replica may lose its lease or fail
- *   to start because of it.
+ * - Exits are explained narrowly (`explainExit`): only a lease lost by the replica that led into an API
+ *   outage longer than the renew deadline (a freeze past it, or a restart that took that long), within
+ *   the outage or right after it, and a start that failed because it began inside such an outage.
+ *   Everything else (our SIGKILL and SIGTERM aside, which operators.ts knows) is a crash.
+ * - After a freeze past the renew deadline the old leader must have given up (exited with a lease
+ *   loss) and another replica must lead: the fault fails otherwise.
  */
 import { expireResourceVersions, freezeApiServer, restartApiServer, thawApiServer } from "../cluster/control.ts";
 import type { Fleet, ProcessRecord } from "./operators.ts";
@@ -53,14 +56,59 @@ export interface FaultRecord {
   recoveredMs?: number;
   /** Time until another replica held the Lease (leader faults). */
   takeoverMs?: number;
+  /** The replica that held the Lease when the fault began. */
+  leaderPid?: number;
   /** Time from the end of the fault until every replica's /readyz answered 200 again (watches re-opened, caches re-listed); undefined if not before the next fault. */
   healthyMs?: number;
   error?: string;
 }
 
+/** Slack after an outage for the exit of a replica that lost its lease in it (drain, caches, servers). */
+const EXIT_SLACK_MS = 10_000;
+/** Kinds that make the API server unreachable. */
+const API_FAULTS: readonly FaultKind[] = [
+  "apiserver-restart",
+  "resourceversions-expired",
+  "apiserver-freeze",
+  "apiserver-freeze-past-renew-deadline",
+];
+
+/**
+ * Why an exit of `rec` (cause `cause`, at `at`) was caused by one of `faults`, or undefined (a crash).
+ * Pure: the fleet asks at each exit, the soak's checks again at the end.
+ */
+export function explainExit(
+  faults: readonly FaultRecord[],
+  lease: LeaseTimings,
+  rec: Pick<ProcessRecord, "pid" | "startedAt">,
+  cause: string,
+  at: number,
+): string | undefined {
+  for (const [i, f] of faults.entries()) {
+    if (!API_FAULTS.includes(f.kind)) continue;
+    const end = f.endedAt || at;
+    // The last renewal may precede the outage by one retry period.
+    const longOutage =
+      f.kind === "apiserver-freeze-past-renew-deadline" || end - f.startedAt >= lease.renewMs - lease.retryMs;
+    const what = `fault ${i + 1} (${f.kind}, ${((end - f.startedAt) / 1000).toFixed(1)} s)`;
+    if (
+      cause === "lease-lost" &&
+      longOutage &&
+      f.leaderPid === rec.pid &&
+      at >= f.startedAt &&
+      at <= end + EXIT_SLACK_MS
+    )
+      return `lost the lease it held into ${what}`;
+    if (cause === "start-failed" && rec.startedAt >= f.startedAt && rec.startedAt <= end && at <= end + EXIT_SLACK_MS)
+      return `started inside ${what}`;
+  }
+  return undefined;
+}
+
 export interface FaultInjector {
   readonly records: FaultRecord[];
-  apiFaultRecent(): boolean;
+  /** explainExit over the faults so far. */
+  explainExit(rec: Pick<ProcessRecord, "pid" | "startedAt">, cause: string, at: number): string | undefined;
   inject(kind: FaultKind): Promise<FaultRecord>;
   run(deadline: number, gapMs: [number, number], signal: AbortSignal, maxFaults?: number): Promise<void>;
 }
@@ -73,29 +121,25 @@ export function createFaultInjector(o: {
   log: (line: string) => void;
 }): FaultInjector {
   const records: FaultRecord[] = [];
-  let apiActive = false;
-  let apiEndedAt = 0;
   const { fleet, random, lease } = o;
 
-  async function apiFault<T>(fn: () => Promise<T>): Promise<T> {
-    apiActive = true;
+  async function freezeFor(ms: number): Promise<void> {
+    await freezeApiServer();
     try {
-      return await fn();
+      await Bun.sleep(ms);
     } finally {
-      apiActive = false;
-      apiEndedAt = Date.now();
+      await thawApiServer();
     }
   }
 
-  async function freezeFor(ms: number): Promise<void> {
-    await apiFault(async () => {
-      await freezeApiServer();
-      try {
-        await Bun.sleep(ms);
-      } finally {
-        await thawApiServer();
-      }
-    });
+  /** Waits until `old` exited; fails unless it exited because it lost the lease. */
+  async function gaveUp(old: ProcessRecord, frozenMs: number): Promise<void> {
+    const deadline = Date.now() + lease.renewMs + EXIT_SLACK_MS;
+    while (!old.exit && Date.now() < deadline) await Bun.sleep(100);
+    if (old.exit?.cause !== "lease-lost")
+      throw new Error(
+        `the old leader pid ${old.pid} did not give up after ${(frozenMs / 1000).toFixed(1)} s frozen past the ${lease.renewMs / 1000} s renew deadline: ${old.exit ? `it exited as ${old.exit.cause}` : "it is still running"}`,
+      );
   }
 
   async function leaderOrWait(): Promise<ProcessRecord> {
@@ -122,12 +166,12 @@ export function createFaultInjector(o: {
   async function perform(kind: FaultKind, r: FaultRecord): Promise<void> {
     switch (kind) {
       case "apiserver-restart": {
-        const pid = await apiFault(() => restartApiServer());
+        const pid = await restartApiServer();
         r.detail = `kube-apiserver restarted (new pid ${pid})`;
         break;
       }
       case "resourceversions-expired": {
-        const revision = await apiFault(() => expireResourceVersions());
+        const revision = await expireResourceVersions();
         r.detail = `etcd compacted to revision ${revision}, kube-apiserver restarted`;
         break;
       }
@@ -141,8 +185,10 @@ export function createFaultInjector(o: {
         const old = await leaderOrWait();
         const ms = Math.min(lease.renewMs + random.int(3000, 6000), 35_000);
         await freezeFor(ms);
-        const t = await takeover(old, Date.now()).catch(() => undefined);
-        r.detail = `frozen for ${(ms / 1000).toFixed(1)} s (renew deadline ${lease.renewMs / 1000} s); leader pid ${old.pid} ${old.exit ? `exited (${old.exit.cause})` : "still running"}${t ? `; pid ${t.by.pid} leads ${(t.ms / 1000).toFixed(1)} s after the thaw` : ""}`;
+        const thawed = Date.now();
+        await gaveUp(old, ms);
+        const t = await takeover(old, thawed);
+        r.detail = `frozen for ${(ms / 1000).toFixed(1)} s (renew deadline ${lease.renewMs / 1000} s); leader pid ${old.pid} gave up (${old.exit?.cause}); pid ${t.by.pid} leads ${(t.ms / 1000).toFixed(1)} s after the thaw`;
         break;
       }
       case "kill-leader":
@@ -172,16 +218,24 @@ export function createFaultInjector(o: {
 
   return {
     records,
-    apiFaultRecent: () => apiActive || Date.now() - apiEndedAt < lease.durationMs + lease.renewMs + 30_000,
+    explainExit: (rec, cause, at) => explainExit(records, lease, rec, cause, at),
     async inject(kind) {
-      const r: FaultRecord = { kind, startedAt: Date.now(), endedAt: 0, detail: "" };
+      const leaderPid = (await fleet.leader())?.pid;
+      const r: FaultRecord = {
+        kind,
+        startedAt: Date.now(),
+        endedAt: 0,
+        detail: "",
+        ...(leaderPid ? { leaderPid } : {}),
+      };
       records.push(r);
       o.log(`fault ${records.length}: ${kind} ...`);
       const desyncedBefore = desyncs();
       try {
         await perform(kind, r);
         r.endedAt = Date.now();
-        r.recoveredMs = await fleet.waitStable(o.stableTimeoutMs);
+        // Ready means ready again after the fault: each replica's /readyz answered 200 after it ended.
+        r.recoveredMs = await fleet.waitStable(o.stableTimeoutMs, r.endedAt);
         // 410s show up while the replicas re-list after the restart: count them once recovered.
         const desynced = desyncs() - desyncedBefore;
         if (desynced > 0) r.detail += `; ${desynced} watch(es) got 410 Gone and re-listed`;

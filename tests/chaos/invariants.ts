@@ -11,9 +11,9 @@
  *   Progressing=False, Degraded=False;
  * - collision: the WebApp whose Deployment name is taken stays Degraded/ResourceExists, has its
  *   Service and no Deployment of its own;
- * - orphans: every Deployment or Service owned by a WebApp or labelled managed-by=webapp-operator
- *   (impostor decoys aside) is controlled by a WebApp that exists with that uid, and no child named
- *   after a deleted WebApp remains.
+ * - orphans: every Deployment or Service owned by a WebApp or labelled managed-by=webapp-operator is
+ *   controlled by a WebApp that exists with that uid (the planted decoys, by uid, are checked unchanged
+ *   elsewhere), and no child named after a deleted WebApp remains. No other excuse.
  * `outsideUntouched`: WebApps in a namespace the operator does not watch got no children and no status.
  */
 import type { KubeClient, KubeObject } from "../../src/kube/types.ts";
@@ -55,6 +55,7 @@ export async function convergenceChecks(
   namespace: string,
   collisionName: string,
   deletedNames: Iterable<string>,
+  decoyUids: ReadonlySet<string>,
 ): Promise<CheckResult[]> {
   const [webapps, deployments, services] = await Promise.all([
     client.listAll<WebAppLike>(WEBAPPS, { namespace }),
@@ -158,7 +159,7 @@ export async function convergenceChecks(
     ["Service", services.items],
   ] as const) {
     for (const c of items) {
-      if (!ours(c) || c.metadata.name?.startsWith("impostor-")) continue;
+      if (!ours(c) || decoyUids.has(c.metadata.uid as string)) continue;
       if (!uids.has(controllerUid(c)))
         orphans.push(
           `${kind} ${c.metadata.name}: owner ${JSON.stringify(c.metadata.ownerReferences ?? [])} does not exist`,
@@ -219,6 +220,33 @@ export async function outsideUntouched(client: KubeClient, namespace: string): P
   return result(
     `WebApps in a namespace the operator does not watch (${namespace}) got no children and no status`,
     webapps.items.length,
+    problems,
+  );
+}
+
+/** The churn's own successful WebApp spec writes are what the API server holds now (none lost or overwritten). */
+export async function writesSurvived(
+  client: KubeClient,
+  namespace: string,
+  written: ReadonlyMap<string, Record<string, unknown>>,
+): Promise<CheckResult> {
+  const webapps = await client.listAll<WebAppLike>(WEBAPPS, { namespace });
+  const byName = new Map(webapps.items.map((w) => [w.metadata.name, w]));
+  const problems: string[] = [];
+  for (const [name, want] of written) {
+    const live = byName.get(name);
+    if (!live) {
+      problems.push(`${name}: written last with ${JSON.stringify(want)}, but it is gone`);
+      continue;
+    }
+    const spec = live.spec as unknown as Record<string, unknown>;
+    const have = Object.fromEntries(Object.keys(want).map((k) => [k, spec[k]]));
+    if (!same(have, want))
+      problems.push(`${name}: spec is ${JSON.stringify(have)}, but the last write made it ${JSON.stringify(want)}`);
+  }
+  return result(
+    `the churn's own WebApp spec writes survived: each name holds what its last successful write set`,
+    written.size,
     problems,
   );
 }

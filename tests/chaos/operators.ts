@@ -7,14 +7,16 @@
  * - Every exit is recorded and classified: `killed` (we sent SIGKILL: an injected fault),
  *   `handover` (we sent SIGTERM and it exited 0), `stopped` (the same at the end), `lease-lost` (it exited 1 after logging that it
  *   could not renew its lease), `start-failed` (it exited 1 before it was ready), `crash` (anything
- *   else). Whether a lease loss or failed start was *expected* is decided by `apiFaultRecent()` at
- *   the moment of the exit: only an API-server fault excuses them.
+ *   else). Whether a lease loss or failed start was *expected* is decided by `explainExit()` at the
+ *   moment of the exit (faults.ts: only the outage that caused it excuses it), and the reason is kept.
  * - Each process writes to its own log file; JSON lines are scanned as they arrive: error-level lines,
  *   lines mentioning "forbidden", 410 re-lists ("resourceVersion too old") and leadership are counted.
  * - /metrics and /readyz of every running process are scraped every second: reconcile and request
  *   counters (the last scrape of a process stands for its lifetime), leader_election_master_status,
- *   from which rounds where two processes claim to lead at once are counted, and the moments when
- *   every replica's caches became healthy (or stopped being so).
+ *   from which rounds where two processes claim to lead at once are counted (any such round is a
+ *   finding), and the moments when every replica's caches became healthy (or stopped being so).
+ * - Stable means stable now: every replica answered /readyz 200 in a scrape that began after the moment
+ *   asked for (a fault's end), never "was ready once".
  */
 import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
@@ -44,8 +46,18 @@ export interface ProcessRecord {
   readyAt?: number;
   /** /readyz at the last scrape: caches synced and no watch stale. */
   ready: boolean;
+  /** When the last scrape that found it ready began. */
+  readySeenAt?: number;
   exitedAt?: number;
-  exit?: { code: number | null; signal: string | null; cause: ExitCause; expected: boolean; detail: string };
+  exit?: {
+    code: number | null;
+    signal: string | null;
+    cause: ExitCause;
+    expected: boolean;
+    /** The fault that caused a lease loss or failed start, when one did. */
+    excuse?: string;
+    detail: string;
+  };
   /** The signal we sent, if any (set before sending it). */
   intent?: "SIGKILL" | "SIGTERM";
   scrape?: Scrape;
@@ -69,7 +81,8 @@ export interface FleetOptions {
   leaseName: string;
   /** Reads the Lease (an admin client). */
   client: KubeClient;
-  apiFaultRecent: () => boolean;
+  /** Which fault caused this lease loss or failed start, if any (faults.ts explainExit). */
+  explainExit: (rec: ProcessRecord, cause: ExitCause, at: number) => string | undefined;
   log: (line: string) => void;
   restartDelayMs?: number;
 }
@@ -84,12 +97,15 @@ export interface Fleet {
   leader(): Promise<ProcessRecord | undefined>;
   /** Sends `signal` to a process and waits for it to exit (the supervisor restarts it). */
   signal(rec: ProcessRecord, signal: "SIGKILL" | "SIGTERM"): Promise<void>;
-  /** Resolves with the ms it took until every slot runs and is ready and exactly one of them leads, as the Lease and the gauges agree. */
-  waitStable(timeoutMs: number): Promise<number>;
+  /**
+   * Resolves with the ms it took until every slot runs, answered /readyz 200 in a scrape begun after
+   * `since` (default: now), and exactly one of them leads, as the Lease and the gauges agree.
+   */
+  waitStable(timeoutMs: number, since?: number): Promise<number>;
   /** Transitions of "every replica runs and answers /readyz 200" (caches synced, no watch stale), one scrape a second. */
   readonly readiness: { at: number; allReady: boolean }[];
-  /** Scrape rounds in which two processes reported leading; the longest run of consecutive such rounds. */
-  readonly dualLeadership: { rounds: number; longestRun: number };
+  /** Scrape rounds in which two processes reported leading (each one a finding), with the first few. */
+  readonly dualLeadership: { rounds: number; longestRun: number; seen: string[] };
   /** SIGTERM to all, no more restarts; resolves with their exit codes. */
   stop(): Promise<(number | null)[]>;
 }
@@ -115,7 +131,7 @@ export function createFleet(o: FleetOptions): Fleet {
   const slots: (ProcessRecord | undefined)[] = Array.from({ length: o.replicas }, () => undefined);
   const failuresInARow: number[] = slots.map(() => 0);
   const history: ProcessRecord[] = [];
-  const dual = { rounds: 0, longestRun: 0 };
+  const dual = { rounds: 0, longestRun: 0, seen: [] as string[] };
   const readiness: { at: number; allReady: boolean }[] = [];
   let stopping = false;
   let scraper: Promise<void> | undefined;
@@ -170,17 +186,19 @@ export function createFleet(o: FleetOptions): Fleet {
     rec.exitedAt = Date.now();
     const text = rec.tail.join("\n");
     let cause: ExitCause;
-    let expected: boolean;
-    if (rec.intent === "SIGKILL" && signal === "SIGKILL") [cause, expected] = ["killed", true];
-    else if (rec.intent === "SIGTERM") [cause, expected] = [stopping ? "stopped" : "handover", code === 0];
-    else if (code === 1 && /lost the lease|could not renew/.test(text))
-      [cause, expected] = ["lease-lost", o.apiFaultRecent()];
-    else if (code === 1 && rec.readyAt === undefined) [cause, expected] = ["start-failed", o.apiFaultRecent()];
-    else [cause, expected] = ["crash", false];
+    if (rec.intent === "SIGKILL" && signal === "SIGKILL") cause = "killed";
+    else if (rec.intent === "SIGTERM") cause = stopping ? "stopped" : "handover";
+    else if (code === 1 && /lost the lease|could not renew/.test(text)) cause = "lease-lost";
+    else if (code === 1 && rec.readyAt === undefined) cause = "start-failed";
+    else cause = "crash";
+    const excuse =
+      cause === "lease-lost" || cause === "start-failed" ? o.explainExit(rec, cause, rec.exitedAt) : undefined;
+    const expected =
+      cause === "killed" || ((cause === "stopped" || cause === "handover") && code === 0) || excuse !== undefined;
     const detail = `exit code ${code}${signal ? `, signal ${signal}` : ""}; last lines:\n    ${rec.tail.slice(-6).join("\n    ")}`;
-    rec.exit = { code, signal, cause, expected, detail };
+    rec.exit = { code, signal, cause, expected, ...(excuse ? { excuse } : {}), detail };
     o.log(
-      `operator pid ${rec.pid} (slot ${rec.slot}) exited: ${cause}${expected ? "" : " (UNEXPECTED)"}, code ${code}${signal ? ` ${signal}` : ""}`,
+      `operator pid ${rec.pid} (slot ${rec.slot}) exited: ${cause}${excuse ? ` (${excuse})` : ""}${expected ? "" : " (UNEXPECTED)"}, code ${code}${signal ? ` ${signal}` : ""}`,
     );
     if (slots[rec.slot] === rec) slots[rec.slot] = undefined;
     if (stopping) return;
@@ -232,6 +250,7 @@ export function createFleet(o: FleetOptions): Fleet {
   async function scrapeAll(): Promise<void> {
     let runOfDual = 0;
     while (!stopping) {
+      const round = Date.now();
       const live = slots.filter((r): r is ProcessRecord => r !== undefined && r.exitedAt === undefined);
       await Promise.all(
         live.map(async (rec) => {
@@ -241,7 +260,10 @@ export function createFleet(o: FleetOptions): Fleet {
               await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2000) })).text(),
             );
             rec.ready = (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
-            if (rec.ready) rec.readyAt ??= Date.now();
+            if (rec.ready) {
+              rec.readyAt ??= Date.now();
+              rec.readySeenAt = round;
+            }
           } catch {
             rec.ready = false; // not listening yet, or exiting
           }
@@ -249,9 +271,11 @@ export function createFleet(o: FleetOptions): Fleet {
       );
       const allReady = live.length === o.replicas && live.every((r) => r.ready && r.exitedAt === undefined);
       if (readiness.at(-1)?.allReady !== allReady) readiness.push({ at: Date.now(), allReady });
-      const leading = live.filter((r) => r.exitedAt === undefined && r.scrape?.leading === 1).length;
-      if (leading > 1) {
+      const leaders = live.filter((r) => r.exitedAt === undefined && r.scrape?.leading === 1);
+      if (leaders.length > 1) {
         dual.rounds++;
+        if (dual.seen.length < 5)
+          dual.seen.push(`${new Date(round).toISOString()}: pids ${leaders.map((r) => r.pid).join(", ")} both leading`);
         runOfDual++;
         dual.longestRun = Math.max(dual.longestRun, runOfDual);
       } else runOfDual = 0;
@@ -285,11 +309,12 @@ export function createFleet(o: FleetOptions): Fleet {
       await rec.proc.exited;
       while (rec.exit === undefined) await Bun.sleep(20);
     },
-    async waitStable(timeoutMs) {
+    async waitStable(timeoutMs, since = Date.now()) {
       const started = Date.now();
       while (Date.now() - started < timeoutMs) {
         const live = slots.filter((r): r is ProcessRecord => r !== undefined && r.exitedAt === undefined);
-        if (live.length === o.replicas && live.every((r) => r.readyAt !== undefined && r.identity)) {
+        const readyNow = (r: ProcessRecord) => r.ready && (r.readySeenAt ?? 0) >= since && r.identity;
+        if (live.length === o.replicas && live.every(readyNow)) {
           const holder = await leaseHolder();
           const leaders = live.filter((r) => r.scrape?.leading === 1);
           if (leaders.length === 1 && leaders[0]!.identity === holder) return Date.now() - started;
@@ -297,7 +322,7 @@ export function createFleet(o: FleetOptions): Fleet {
         await Bun.sleep(250);
       }
       throw new Error(
-        `the operators were not stable within ${timeoutMs} ms (want ${o.replicas} ready replicas and exactly one leader): ${slots.map((r) => (r ? `pid ${r.pid} ready=${r.readyAt !== undefined} leading=${r.scrape?.leading}` : "restarting")).join("; ")}`,
+        `the operators were not stable within ${timeoutMs} ms (want ${o.replicas} ready replicas and exactly one leader): ${slots.map((r) => (r ? `pid ${r.pid} ready=${r.ready} (last seen ready ${r.readySeenAt ? new Date(r.readySeenAt).toISOString() : "never"}) leading=${r.scrape?.leading}` : "restarting")).join("; ")}`,
       );
     },
     async stop() {

@@ -27,8 +27,8 @@ import { measureHealthy, objectWrites, processChecks, totals, type ErrorClass } 
 import { appName, createChurn, randomSpec, type ChurnStats, type Population } from "./churn.ts";
 import { changedDecoys, fingerprintDecoys, plantDecoys } from "./decoys.ts";
 import { createFaultInjector, type FaultRecord, type LeaseTimings } from "./faults.ts";
-import { convergenceChecks, outsideUntouched, type CheckResult } from "./invariants.ts";
-import { createFleet, type ExitCause } from "./operators.ts";
+import { convergenceChecks, outsideUntouched, writesSurvived, type CheckResult } from "./invariants.ts";
+import { createFleet, type ExitCause, type ProcessRecord } from "./operators.ts";
 import { createRandom } from "./random.ts";
 
 export interface SoakOptions {
@@ -140,7 +140,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   };
 
   // 2. replicas
-  const faultsRef: { recent: () => boolean } = { recent: () => false };
+  const faultsRef: { explain: (rec: ProcessRecord, cause: ExitCause, at: number) => string | undefined } = {
+    explain: () => undefined,
+  };
   const fleet = createFleet({
     replicas: 2,
     args: [
@@ -168,10 +170,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     leaseName: LEASE_NAME,
     client: kube,
     log,
-    apiFaultRecent: () => faultsRef.recent(),
+    explainExit: (rec, cause, at) => faultsRef.explain(rec, cause, at),
   });
   const faults = createFaultInjector({ fleet, random, lease: o.lease, stableTimeoutMs: 120_000, log });
-  faultsRef.recent = () => faults.apiFaultRecent();
+  faultsRef.explain = (rec, cause, at) => faults.explainExit(rec, cause, at);
   const churnClient = createKubeClient({ kubeconfig, timeoutMs: 5_000 });
   const churn = createChurn({
     client: churnClient,
@@ -190,7 +192,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await fleet.start();
     await fleet.waitStable(120_000);
     const converging = Date.now();
-    const initial = await settle(() => convergenceChecks(kube, ns, COLLISION, []), Math.max(120_000, o.webapps * 1000));
+    const decoyUids = new Set(decoys.map((d) => d.uid));
+    const initial = await settle(
+      () => convergenceChecks(kube, ns, COLLISION, [], decoyUids),
+      Math.max(120_000, o.webapps * 1000),
+    );
     if (!initial.ok)
       throw new Error(`the WebApps did not converge before the chaos started:\n${describe(initial.checks)}`);
     initialConvergenceMs = Date.now() - converging;
@@ -227,7 +233,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // 4. settle
     await fleet.waitStable(120_000).catch((e: Error) => log(e.message));
     const settling = Date.now();
-    const final = await settle(() => convergenceChecks(kube, ns, COLLISION, population.deleted), o.settleMs);
+    const endState = async () => [
+      ...(await convergenceChecks(kube, ns, COLLISION, population.deleted, decoyUids)),
+      await writesSurvived(kube, ns, churn.written),
+    ];
+    const final = await settle(endState, o.settleMs);
     checks.push(
       ...final.checks.map((c) => ({
         ...c,
@@ -252,12 +262,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const before = objectWrites(fleet);
     await Bun.sleep(o.quietMs);
     quiet.writes = objectWrites(fleet) - before;
-    // Still converged after the quiet spell: nothing was undone behind the first check's back.
-    const still = final.ok
-      ? (await convergenceChecks(kube, ns, COLLISION, population.deleted))
-          .filter((c) => !c.ok)
-          .flatMap((c) => c.problems)
-      : [];
+    // Still converged after the quiet spell: nothing was undone behind the first check's back (checked
+    // whatever the first check found, so one broken invariant cannot hide another).
+    const still = (await endState()).filter((c) => !c.ok).flatMap((c) => c.problems);
     const quietProblems = [
       ...(quiet.writes === 0 ? [] : [`${quiet.writes} writes`]),
       ...still.map((p) => `after the quiet spell: ${p}`),

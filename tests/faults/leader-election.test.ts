@@ -200,6 +200,11 @@ describe("leader election between operator processes", () => {
         const killed = leader;
         const t0 = Date.now();
         killed.proc.kill("SIGKILL");
+        await killed.proc.exited;
+        // A renewal sent just before the kill may still land: read the record once it cannot change.
+        await Bun.sleep(REQUEST_SLACK_MS);
+        const last = await lease();
+        expect(last.spec?.holderIdentity).toBe(await identityOf(killed));
         const bound = LEASE_MS + 2 * MAX_POLL_MS + REQUEST_SLACK_MS;
         const polled = await when(
           async () => (await leaderStatus(standby)) === 1,
@@ -210,10 +215,15 @@ describe("leader election between operator processes", () => {
         console.log(
           `kill -9 takeover: the standby led ${takeover} ms after the kill (lease ${LEASE_MS} ms, retry ${RETRY_MS} ms; allowed ${EARLIEST_TAKEOVER_MS}…${bound} ms)`,
         );
-        // Never before the lease could have expired.
+        // Never before the lease expired: the new holder acquired it at least one lease duration after the
+        // dead leader's last renewal (both times written by processes on this machine's clock).
+        const taken = await lease();
+        expect(taken.spec?.holderIdentity).toBe(await identityOf(standby));
+        const expiredAfter = Date.parse(taken.spec?.acquireTime ?? "") - Date.parse(last.spec?.renewTime ?? "");
+        console.log(`kill -9: the Lease was acquired ${expiredAfter} ms after the last renewal (lease ${LEASE_MS} ms)`);
+        expect(expiredAfter).toBeGreaterThanOrEqual(LEASE_MS);
         expect(takeover).toBeGreaterThanOrEqual(EARLIEST_TAKEOVER_MS);
         expect(takeover).toBeLessThanOrEqual(bound);
-        expect((await lease()).spec?.holderIdentity).toBe(await identityOf(standby));
 
         const t1 = Date.now();
         await kube.patch(WEBAPPS, "first", ns.name, { spec: { replicas: 2 } }, "merge");

@@ -15,7 +15,7 @@
  * Leader election is off here: a stall longer than the renew deadline rightly ends a leader (exit 1),
  * which leader-election.test.ts and the unit tests cover.
  */
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, expect, test } from "bun:test";
 import { isNotFound } from "../../src/kube/errors.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import {
@@ -42,6 +42,7 @@ import {
 } from "../_support.ts";
 import { expireResourceVersions, freezeApiServer, restartApiServer, thawApiServer } from "../cluster/control.ts";
 import { usingLocalCluster } from "../cluster/env.ts";
+import { describeWhen, LOCAL_CONTROL_PLANE } from "../_skip.ts";
 
 const RESYNC_MS = 2_000;
 /**
@@ -156,7 +157,7 @@ afterEach(async () => {
   await ns?.drop();
 });
 
-describe.skipIf(!local)("the operator's watches under control-plane faults", () => {
+describeWhen(LOCAL_CONTROL_PLANE)("the operator's watches under control-plane faults", () => {
   test(
     "resourceVersions expired while it was not looking: it re-lists, the WebApp deleted in the gap is gone, the one created in the gap is reconciled once",
     showingLogs(

@@ -1,4 +1,4 @@
-/** `devctl operator ...`: run, install, uninstall, status and print the operator. */
+/** `devctl operator ...`: run, install, uninstall, status, logs and print the operator. */
 import { defineCommand } from "citty";
 
 export default defineCommand({
@@ -9,6 +9,7 @@ export default defineCommand({
 Examples:
   devctl operator install --wait
   devctl operator status
+  devctl operator logs -f
   devctl operator manifests | kubectl apply --server-side -f -
   devctl operator run --leader-elect=false`,
   },
@@ -18,5 +19,6 @@ Examples:
     uninstall: () => import("./uninstall.ts").then((m) => m.default),
     status: () => import("./status.ts").then((m) => m.default),
     manifests: () => import("./manifests.ts").then((m) => m.default),
+    logs: () => import("./logs.ts").then((m) => m.default),
   },
 });

@@ -11,29 +11,38 @@ import {
   OPERATOR_NAME,
   type InstallOptions,
 } from "../../install/manifests.ts";
-import { clientFrom, clusterArgs } from "../_global.ts";
-import { parseDuration, parsePositiveInt } from "../_flags.ts";
-import { UsageError } from "../_run.ts";
+import { clientFrom, connectionArgs } from "../_global.ts";
+import { info, out } from "../_output.ts";
+import {
+  dryRunFlag,
+  durationFlag,
+  intFlag,
+  parseDuration,
+  parseNamespaceName,
+  parsePositiveInt,
+  typed,
+} from "../_flags.ts";
+import { UsageError } from "../_errors.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
-export const operatorNamespaceArg = {
-  type: "string",
-  alias: "n",
-  default: DEFAULT_NAMESPACE,
-  description: "Namespace the operator is installed in",
-} as const;
+export const operatorNamespaceArg = typed(
+  { type: "string", alias: "n", default: DEFAULT_NAMESPACE, description: "Namespace the operator is installed in" },
+  parseNamespaceName,
+);
 
 /** The options shared by install and manifests. */
 export const manifestArgs = {
-  kubeconfig: clusterArgs.kubeconfig,
-  context: clusterArgs.context,
+  ...connectionArgs,
   namespace: operatorNamespaceArg,
   image: { type: "string", description: `Operator image (default: ${defaultImage()})` },
-  replicas: {
-    type: "string",
-    default: String(DEFAULT_REPLICAS),
-    description: "Operator replicas; one leads, the others stand by with warm caches",
-  },
+  replicas: intFlag(
+    {
+      default: String(DEFAULT_REPLICAS),
+      description: "Operator replicas; one leads, the others stand by with warm caches",
+    },
+    1,
+    MAX_REPLICAS,
+  ),
 } as const;
 
 export function installOptionsFrom(args: { namespace?: string; image?: string; replicas?: string }): InstallOptions {
@@ -56,55 +65,57 @@ export default defineCommand({
 Examples:
   devctl operator install --wait
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
-  devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing`,
+  devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing
+  devctl operator install --dry-run=server                     # the API server checks it, stores nothing`,
   },
   args: {
     ...manifestArgs,
-    "dry-run": {
-      type: "boolean",
-      default: false,
-      description: "Print the objects that would be applied (YAML) and apply nothing",
-    },
+    "dry-run": dryRunFlag("client: print the objects as YAML, apply nothing; server: the API server checks each apply"),
     wait: {
       type: "boolean",
       default: false,
       description: "Wait until the operator Deployment is ready, showing progress",
     },
-    timeout: {
-      type: "string",
+    timeout: durationFlag({
       default: "2m",
       description: "How long to wait for the CRD to be Established and, with --wait, for the operator",
-    },
+    }),
   },
   async run({ args }) {
     const opts = installOptionsFrom(args);
     const timeoutMs = parseDuration(args.timeout, "timeout");
     const objects = buildManifests(opts);
-    if (args["dry-run"]) {
+    if (args["dry-run"] === "client") {
       const { toYamlDocuments } = await import("../../api/yaml.ts");
       process.stdout.write(toYamlDocuments(objects));
-      console.error(`# dry run: ${objects.length} objects printed, nothing applied`);
+      info(`# dry run: ${objects.length} objects printed, nothing applied`);
       return;
     }
     const client = await clientFrom(args);
+    if (args["dry-run"] === "server") {
+      const { serverDryRun } = await import("./_server-dry-run.ts");
+      for (const l of await serverDryRun(client, objects))
+        out(`${l.name} ${l.action} (server dry run${l.note ? `: ${l.note}` : ""})`);
+      return;
+    }
     const { applyAll } = await import("../../install/apply.ts");
-    console.error(
+    info(
       `installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`,
     );
     const results = await applyAll(client, objects, {
       clock: realClock,
       timeoutMs,
-      onApplied: (r) => console.log(`${r.name} ${r.action}`),
-      onProgress: (line) => console.error(line),
+      onApplied: (r) => out(`${r.name} ${r.action}`),
+      onProgress: (line) => info(line),
     });
     const changed = results.filter((r) => r.action !== "unchanged").length;
-    console.error(
+    info(
       changed === 0
         ? "installed: everything was already up to date"
         : `installed: ${changed} of ${results.length} objects created or changed`,
     );
     if (!args.wait) {
-      console.error(
+      info(
         `the operator starts in the background; follow it with: devctl operator status -n ${opts.namespace} (or install with --wait)`,
       );
       return;
@@ -113,8 +124,8 @@ Examples:
     const message = await waitForRollout(client, OPERATOR_NAME, opts.namespace, {
       clock: realClock,
       timeoutMs,
-      onProgress: (line) => console.error(line),
+      onProgress: (line) => info(line),
     });
-    console.error(`the operator is ready: ${message}`);
+    info(`the operator is ready: ${message}`);
   },
 });

@@ -1,7 +1,123 @@
-/** `devctl operator run`: the operator daemon, and the container's entrypoint. */
+/**
+ * `devctl operator run`: the operator daemon, and the container's entrypoint. Every flag, and how the
+ * leader-election durations relate, is checked before the client, the servers or the caches start;
+ * messages name the flags as typed (`--lease-duration (2s) must be greater than --renew-deadline (5s)`).
+ */
 import { defineCommand } from "citty";
+import { validateLeaderElectionConfig } from "../../runtime/leader-election.ts";
+import { UsageError } from "../_errors.ts";
+import { choiceFlag, durationFlag, intFlag, parseDuration, parseIntIn, typed } from "../_flags.ts";
 import { clusterArgs } from "../_global.ts";
-import { parseChoice, parseDuration, parsePositiveInt } from "../_flags.ts";
+
+const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Comma-separated namespace names, each a DNS-1123 label. */
+export function parseNamespaces(value: string, flag: string): string[] {
+  const names = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = names.find((n) => !NAMESPACE_RE.test(n) || n.length > 63);
+  if (bad) throw new UsageError(`${flag} "${bad}" is not a namespace name (lower-case letters, digits and '-')`);
+  return names;
+}
+
+/** "host:port", ":port" or "0" (disabled). */
+export function parseBindAddress(value: string, flag: string): string | undefined {
+  if (value === "0") return undefined;
+  const m = /^(.*):(\d+)$/.exec(value);
+  if (!m) throw new UsageError(`${flag} "${value}" must be host:port, :port or 0 (disabled), e.g. :8080`);
+  parseIntIn(m[2], flag, 0, 65535);
+  return value;
+}
+
+const LOG_FORMATS = ["text", "json"] as const;
+const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
+
+export const runArgs = {
+  kubeconfig: clusterArgs.kubeconfig,
+  context: clusterArgs.context,
+  namespaces: typed(
+    {
+      type: "string",
+      alias: "n",
+      valueHint: "names",
+      description: "Comma-separated namespaces to watch (default: all; env WATCH_NAMESPACE)",
+    },
+    parseNamespaces,
+  ),
+  concurrency: intFlag({ default: "4", description: "Maximum concurrent reconciles" }, 1, 1000),
+  "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
+  "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
+  "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
+  "lease-duration": durationFlag({ default: "15s", description: "How long a lease is valid without renewal" }),
+  "renew-deadline": durationFlag({
+    default: "10s",
+    description: "How long the leader retries renewing before giving up",
+  }),
+  "retry-period": durationFlag({ default: "2s", description: "How often to try to acquire or renew" }),
+  "metrics-bind-address": typed(
+    { type: "string", valueHint: "address", default: ":8080", description: 'Address of /metrics ("0" disables)' },
+    parseBindAddress,
+  ),
+  "health-probe-bind-address": typed(
+    {
+      type: "string",
+      valueHint: "address",
+      default: ":8081",
+      description: 'Address of /healthz and /readyz ("0" disables)',
+    },
+    parseBindAddress,
+  ),
+  "resync-period": durationFlag({
+    default: "10h",
+    description: "How often every WebApp is reconciled even without changes",
+  }),
+  "reconcile-timeout": durationFlag({ default: "60s", description: "Abort a single reconcile after this long" }),
+  "shutdown-timeout": durationFlag({
+    default: "30s",
+    description: "How long in-flight reconciles may finish on SIGTERM",
+  }),
+  "watch-inactivity-timeout": durationFlag({
+    default: "90s",
+    description:
+      "Re-open a watch that sent no event or bookmark for this long (keep above the API server's ~60 s bookmark interval)",
+  }),
+  "log-format": choiceFlag(
+    { default: "text", description: "text (for people) or json (for log pipelines)" },
+    LOG_FORMATS,
+  ),
+  "log-level": choiceFlag({ default: "info", description: "Least severe level logged" }, LOG_LEVELS),
+} as const;
+
+/** The leader-election durations, checked by the runtime's own rule with its field names turned into flags. */
+function leaseTimings(args: { "lease-duration": string; "renew-deadline": string; "retry-period": string }) {
+  const flags = {
+    leaseDurationMs: "lease-duration",
+    renewDeadlineMs: "renew-deadline",
+    retryPeriodMs: "retry-period",
+  } as const;
+  const t = {
+    leaseDurationMs: parseDuration(args["lease-duration"], "lease-duration"),
+    renewDeadlineMs: parseDuration(args["renew-deadline"], "renew-deadline"),
+    retryPeriodMs: parseDuration(args["retry-period"], "retry-period"),
+  };
+  if (t.leaseDurationMs < 1000)
+    throw new UsageError(
+      `--lease-duration (${args["lease-duration"]}) must be at least 1s: the Lease holds whole seconds`,
+    );
+  if (t.retryPeriodMs <= 0) throw new UsageError(`--retry-period (${args["retry-period"]}) must be more than 0s`);
+  try {
+    validateLeaderElectionConfig({ ...t, leaseName: "check", namespace: "check", identity: "check" });
+  } catch (e) {
+    const message = (e as Error).message.replace(
+      /\b(leaseDurationMs|renewDeadlineMs|retryPeriodMs)( \(\d+\))?/g,
+      (_, key: keyof typeof flags) => `--${flags[key]} (${args[flags[key]]})`,
+    );
+    throw new UsageError(message.replace(/^leader election: /, ""));
+  }
+  return t;
+}
 
 export default defineCommand({
   meta: {
@@ -11,74 +127,29 @@ export default defineCommand({
 Examples:
   devctl operator run                                   # all namespaces, leader election on
   devctl operator run --namespaces team-a,team-b --concurrency 8
-  devctl operator run --leader-elect=false --log-format text --log-level debug`,
+  devctl operator run -n team-a --leader-elect=false --log-format json --log-level debug`,
   },
-  args: {
-    kubeconfig: clusterArgs.kubeconfig,
-    context: clusterArgs.context,
-    namespaces: {
-      type: "string",
-      description: "Comma-separated namespaces to watch (default: all; env WATCH_NAMESPACE)",
-    },
-    concurrency: { type: "string", default: "4", description: "Maximum concurrent reconciles" },
-    "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
-    "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
-    "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
-    "lease-duration": { type: "string", default: "15s", description: "How long a lease is valid without renewal" },
-    "renew-deadline": {
-      type: "string",
-      default: "10s",
-      description: "How long the leader retries renewing before giving up",
-    },
-    "retry-period": { type: "string", default: "2s", description: "How often to try to acquire or renew" },
-    "metrics-bind-address": { type: "string", default: ":8080", description: 'Address of /metrics ("0" disables)' },
-    "health-probe-bind-address": {
-      type: "string",
-      default: ":8081",
-      description: 'Address of /healthz and /readyz ("0" disables)',
-    },
-    "resync-period": {
-      type: "string",
-      default: "10h",
-      description: "How often every WebApp is reconciled even without changes",
-    },
-    "reconcile-timeout": { type: "string", default: "60s", description: "Abort a single reconcile after this long" },
-    "shutdown-timeout": {
-      type: "string",
-      default: "30s",
-      description: "How long in-flight reconciles may finish on SIGTERM",
-    },
-    "watch-inactivity-timeout": {
-      type: "string",
-      default: "90s",
-      description:
-        "Re-open a watch that sent no event or bookmark for this long (keep above the API server's ~60 s bookmark interval)",
-    },
-    "log-format": { type: "string", default: "text", description: "text (for people) or json (for log pipelines)" },
-    "log-level": { type: "string", default: "info", description: "error, warn, info or debug" },
-  },
+  args: runArgs,
   async run({ args }) {
-    const logFormat = parseChoice(args["log-format"], "log-format", ["text", "json"] as const);
-    const logLevel = parseChoice(args["log-level"], "log-level", ["error", "warn", "info", "debug"] as const);
-    const namespaces = (args.namespaces ?? process.env.WATCH_NAMESPACE ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const address = (v: string | undefined) => (v && v !== "0" ? v : undefined);
+    const logFormat = args["log-format"] as (typeof LOG_FORMATS)[number];
+    const logLevel = args["log-level"] as (typeof LOG_LEVELS)[number];
+    const fromEnv = args.namespaces === undefined && process.env.WATCH_NAMESPACE !== undefined;
+    const namespaces = parseNamespaces(
+      args.namespaces ?? process.env.WATCH_NAMESPACE ?? "",
+      fromEnv ? "WATCH_NAMESPACE" : "--namespaces",
+    );
     const opts = {
       namespaces,
-      concurrency: parsePositiveInt(args.concurrency, "concurrency", 1000),
+      concurrency: parseIntIn(args.concurrency, "concurrency", 1, 1000),
       leaderElection: args["leader-elect"]
         ? {
             leaseName: args["lease-name"],
             ...(args["lease-namespace"] ? { namespace: args["lease-namespace"] } : {}),
-            leaseDurationMs: parseDuration(args["lease-duration"], "lease-duration"),
-            renewDeadlineMs: parseDuration(args["renew-deadline"], "renew-deadline"),
-            retryPeriodMs: parseDuration(args["retry-period"], "retry-period"),
+            ...leaseTimings(args),
           }
         : (false as const),
-      metricsAddress: address(args["metrics-bind-address"]),
-      healthAddress: address(args["health-probe-bind-address"]),
+      metricsAddress: parseBindAddress(args["metrics-bind-address"], "--metrics-bind-address"),
+      healthAddress: parseBindAddress(args["health-probe-bind-address"], "--health-probe-bind-address"),
       resyncMs: parseDuration(args["resync-period"], "resync-period"),
       reconcileTimeoutMs: parseDuration(args["reconcile-timeout"], "reconcile-timeout"),
       shutdownTimeoutMs: parseDuration(args["shutdown-timeout"], "shutdown-timeout"),

@@ -1,6 +1,7 @@
 /** `devctl operator status`: installed version and image, replicas, leader, WebApps by condition. */
 import { defineCommand } from "citty";
-import { clientFrom, clusterArgs } from "../_global.ts";
+import { clientFrom, connectionArgs } from "../_global.ts";
+import { out } from "../_output.ts";
 import { operatorNamespaceArg } from "./install.ts";
 
 export default defineCommand({
@@ -12,12 +13,12 @@ Examples:
   devctl operator status
   devctl operator status -n platform --context prod`,
   },
-  args: { kubeconfig: clusterArgs.kubeconfig, context: clusterArgs.context, namespace: operatorNamespaceArg },
+  args: { ...connectionArgs, namespace: operatorNamespaceArg },
   async run({ args }) {
     const client = await clientFrom(args);
     const { formatStatus, readStatus } = await import("../../install/status.ts");
     const status = await readStatus(client, args.namespace);
-    console.log(formatStatus(status, Date.now()));
+    out(formatStatus(status, Date.now()));
     if (!status.deployment) process.exitCode = 1;
   },
 });

@@ -5,7 +5,8 @@
  */
 import { defineCommand } from "citty";
 import { CRD_NAME } from "../../api/webapp.ts";
-import { clientFrom, clusterArgs } from "../_global.ts";
+import { clientFrom, connectionArgs } from "../_global.ts";
+import { info, out } from "../_output.ts";
 import { operatorNamespaceArg } from "./install.ts";
 
 export default defineCommand({
@@ -20,8 +21,7 @@ Examples:
   devctl operator uninstall --delete-crd --yes    # for scripts`,
   },
   args: {
-    kubeconfig: clusterArgs.kubeconfig,
-    context: clusterArgs.context,
+    ...connectionArgs,
     namespace: operatorNamespaceArg,
     "delete-crd": {
       type: "boolean",
@@ -38,7 +38,7 @@ Examples:
       const where = f.namespaces.length
         ? ` in ${f.namespaces.length} namespace${f.namespaces.length === 1 ? "" : "s"} (${f.namespaces.join(", ")})`
         : "";
-      console.error(
+      info(
         `--delete-crd deletes the CustomResourceDefinition ${CRD_NAME} at ${client.server} and with it ${f.webapps} WebApp${f.webapps === 1 ? "" : "s"}${where}, ` +
           `and so ${f.deployments} Deployment${f.deployments === 1 ? "" : "s"} and ${f.services} Service${f.services === 1 ? "" : "s"} they own.`,
       );
@@ -49,19 +49,19 @@ Examples:
           );
         }
         if (!(await confirm("Delete them? [y/N] "))) {
-          console.error("nothing deleted");
+          info("nothing deleted");
           process.exitCode = 1;
           return;
         }
       }
     }
-    console.error(`uninstalling the devctl operator from namespace ${args.namespace} at ${client.server}`);
+    info(`uninstalling the devctl operator from namespace ${args.namespace} at ${client.server}`);
     const results = await uninstall(client, args.namespace, {
       deleteCrd: args["delete-crd"],
-      onDeleted: (d) => console.log(`${d.name} ${d.action}${d.note ? `: ${d.note}` : ""}`),
+      onDeleted: (d) => out(`${d.name} ${d.action}${d.note ? `: ${d.note}` : ""}`),
     });
     const deleted = results.filter((r) => r.action === "deleted").length;
-    console.error(
+    info(
       deleted
         ? `uninstalled: ${deleted} object${deleted === 1 ? "" : "s"} deleted`
         : "nothing to uninstall: the operator was not installed there",

@@ -1,32 +1,44 @@
 /**
  * The WebApp table, column for column what `kubectl get webapps` prints from the CRD's printer
- * columns: NAME IMAGE DESIRED READY AVAILABLE AGE (NAMESPACE first with -A). A value the object does
- * not have is an empty cell, as kubectl leaves it. Pure: `now` is given.
+ * columns: NAME IMAGE DESIRED READY AVAILABLE AGE (NAMESPACE first with -A); `-o wide` adds PORT,
+ * PROGRESSING and DEGRADED. A value the object does not have is an empty cell, as kubectl leaves it.
+ * Pure: `now` is given.
  */
 import type { WebAppObject } from "../../api/webapp.ts";
-import { formatTable, humanDuration } from "../../install/format.ts";
+import { formatTable, humanDuration } from "../../printers/format.ts";
 
 export const HEADERS = ["NAME", "IMAGE", "DESIRED", "READY", "AVAILABLE", "AGE"] as const;
+export const WIDE_HEADERS = ["PORT", "PROGRESSING", "DEGRADED"] as const;
 
 const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
+const condition = (w: WebAppObject, type: string) => text(w.status?.conditions?.find((c) => c.type === type)?.status);
 
-export function webAppRow(w: WebAppObject, now: number): string[] {
-  const spec = (typeof w.spec === "object" && w.spec !== null ? w.spec : {}) as { image?: unknown; replicas?: unknown };
+export function webAppRow(w: WebAppObject, now: number, wide = false): string[] {
+  const spec = (typeof w.spec === "object" && w.spec !== null ? w.spec : {}) as {
+    image?: unknown;
+    replicas?: unknown;
+    port?: unknown;
+  };
   const created = w.metadata.creationTimestamp ? Date.parse(w.metadata.creationTimestamp) : undefined;
-  return [
+  const row = [
     text(w.metadata.name),
     text(spec.image),
     text(spec.replicas),
     text(w.status?.readyReplicas),
-    text(w.status?.conditions?.find((c) => c.type === "Available")?.status),
+    condition(w, "Available"),
     created === undefined ? "<unknown>" : humanDuration(now - created),
   ];
+  return wide ? [...row, text(spec.port), condition(w, "Progressing"), condition(w, "Degraded")] : row;
 }
 
-export function webAppTable(items: readonly WebAppObject[], now: number, withNamespace: boolean): string {
-  const header = withNamespace ? ["NAMESPACE", ...HEADERS] : [...HEADERS];
-  const rows = items.map((w) =>
-    withNamespace ? [text(w.metadata.namespace), ...webAppRow(w, now)] : webAppRow(w, now),
-  );
-  return formatTable([header, ...rows]);
+export function webAppHeader(withNamespace: boolean, wide = false): string[] {
+  return [...(withNamespace ? ["NAMESPACE"] : []), ...HEADERS, ...(wide ? WIDE_HEADERS : [])];
+}
+
+export function webAppRows(items: readonly WebAppObject[], now: number, withNamespace: boolean, wide = false) {
+  return items.map((w) => [...(withNamespace ? [text(w.metadata.namespace)] : []), ...webAppRow(w, now, wide)]);
+}
+
+export function webAppTable(items: readonly WebAppObject[], now: number, withNamespace: boolean, wide = false): string {
+  return formatTable([webAppHeader(withNamespace, wide), ...webAppRows(items, now, withNamespace, wide)]);
 }

@@ -1,14 +1,18 @@
 /**
- * `devctl webapp create NAME --image --port [--replicas]`: validated here with the same schema the
- * operator and the CRD use (a bad value names its field and flag, exit 1; a missing flag is a usage
- * error, exit 2), then created, or printed as YAML with --dry-run.
+ * `devctl webapp create NAME --image --port [--replicas]`: validated first with the same schema the
+ * operator and the CRD use (a bad value is a usage error naming its field and flag, exit 2, before any
+ * kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server` has the
+ * API server check it (admission, schema) and store nothing.
  */
 import { defineCommand } from "citty";
-import { formatIssues, parseWebApp } from "../../api/parse.ts";
+import { parseWebApp } from "../../api/parse.ts";
 import { API_VERSION, KIND, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
 import { toYaml } from "../../api/yaml.ts";
 import type { KubeClient } from "../../kube/types.ts";
+import { UsageError } from "../_errors.ts";
+import { type DryRun, dryRunFlag } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
+import { out } from "../_output.ts";
 import { withCrdHint } from "./_hint.ts";
 
 /** A flag value as the schema should see it: numbers as numbers, anything else as given (so the message shows it). */
@@ -30,7 +34,8 @@ export default defineCommand({
 Examples:
   devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080
   devctl webapp create web -n team-a --image nginx:1.25 --port 80
-  devctl webapp create web --image nginx:1.25 --port 80 --dry-run > web.yaml`,
+  devctl webapp create web --image nginx:1.25 --port 80 --dry-run > web.yaml
+  devctl webapp create web --image nginx:1.25 --port 80 --dry-run=server`,
   },
   args: {
     name: {
@@ -39,61 +44,57 @@ Examples:
       required: true,
     },
     image: { type: "string", required: true, description: "Container image, e.g. myregistry/myapp:v2.1.0" },
-    port: { type: "string", required: true, description: "Port the container listens on (1-65535)" },
-    replicas: { type: "string", description: "Number of pods (default 1)" },
-    "dry-run": { type: "boolean", default: false, description: "Print the WebApp as YAML and create nothing" },
+    port: { type: "string", valueHint: "int", required: true, description: "Port the container listens on (1-65535)" },
+    replicas: { type: "string", valueHint: "int", description: "Number of pods (default 1)" },
+    "dry-run": dryRunFlag("client: print the WebApp as YAML, create nothing; server: the API server checks it"),
     ...clusterArgs,
   },
   async run({ args }) {
-    const client = await clientOrNothing(args);
+    const dryRun = args["dry-run"] as DryRun;
+    const spec = validSpec(args);
+    const client = await clientOrNothing(args, dryRun);
     const namespace = args.namespace || (client ? namespaceOf(args, client) : "default");
-    const draft: WebAppObject = {
-      apiVersion: API_VERSION,
-      kind: KIND,
-      metadata: { name: args.name, namespace },
-      spec: {
-        image: args.image,
-        ...(args.replicas !== undefined ? { replicas: numberish(args.replicas) } : {}),
-        port: numberish(args.port),
-      },
-    };
-    const parsed = parseWebApp(draft);
-    if (!parsed.ok) {
-      const issues = parsed.issues.map((i) => ({
-        ...i,
-        path: FLAG_OF[i.path] ? `${i.path} (${FLAG_OF[i.path]})` : i.path,
-      }));
-      throw new Error(`invalid WebApp ${namespace}/${args.name}:\n${formatIssues(issues)}`);
-    }
-    const webapp = {
-      apiVersion: API_VERSION,
-      kind: KIND,
-      metadata: { name: args.name, namespace },
-      spec: parsed.webapp.spec,
-    };
-    if (args["dry-run"]) {
+    const webapp = { apiVersion: API_VERSION, kind: KIND, metadata: { name: args.name, namespace }, spec };
+    if (dryRun === "client" || !client) {
       process.stdout.write(toYaml(webapp));
       return;
     }
-    await (client ?? (await clientFrom(args)))
-      .create(WEBAPP_RESOURCE, webapp, { fieldManager: "devctl" })
+    await client
+      .create(WEBAPP_RESOURCE, webapp, { fieldManager: "devctl", ...(dryRun === "server" ? { dryRun: true } : {}) })
       .catch((e) => {
         throw withCrdHint(e);
       });
-    console.log(`webapp.${WEBAPP_RESOURCE.group}/${args.name} created`);
+    out(`webapp.${WEBAPP_RESOURCE.group}/${args.name} created${dryRun === "server" ? " (server dry run)" : ""}`);
   },
 });
 
-/** The client; on a dry run, nothing when no kubeconfig is found (the namespace is then "default"). */
-async function clientOrNothing(args: {
-  kubeconfig?: string;
-  context?: string;
-  "dry-run"?: boolean;
-}): Promise<KubeClient | undefined> {
+/** The spec with defaults, or a UsageError listing every issue with its flag: `spec.port (--port): must be ...`. */
+function validSpec(args: { name: string; image: string; port: string; replicas?: string }): WebAppObject["spec"] {
+  const draft: WebAppObject = {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name: args.name, namespace: "default" },
+    spec: {
+      image: args.image,
+      ...(args.replicas !== undefined ? { replicas: numberish(args.replicas) } : {}),
+      port: numberish(args.port),
+    },
+  };
+  const parsed = parseWebApp(draft);
+  if (parsed.ok) return parsed.webapp.spec;
+  const issues = parsed.issues.map((i) => `${i.path}${FLAG_OF[i.path] ? ` (${FLAG_OF[i.path]})` : ""}: ${i.message}`);
+  throw new UsageError(`invalid WebApp "${args.name}": ${issues.join("; ")}`);
+}
+
+/** The client; on a client dry run, nothing when no kubeconfig is found (the namespace is then "default"). */
+async function clientOrNothing(
+  args: { kubeconfig?: string; context?: string; "request-timeout"?: string },
+  dryRun: DryRun,
+): Promise<KubeClient | undefined> {
   try {
     return await clientFrom(args);
   } catch (e) {
-    if (args["dry-run"] && (e as Error).name === "ConfigError") return undefined;
+    if (dryRun === "client" && (e as Error).name === "ConfigError") return undefined;
     throw e;
   }
 }

@@ -1,14 +1,9 @@
-/** `devctl webapp get NAME`: one WebApp as a table row, or the whole object with -o yaml|json. */
+/** `devctl webapp get NAME`: one WebApp in any -o format of `kubectl get`, and --watch for its changes. */
 import { defineCommand } from "citty";
-import { WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
-import { toYaml } from "../../api/yaml.ts";
-import type { KubeObject } from "../../kube/types.ts";
-import { parseChoice } from "../_flags.ts";
+import { WEBAPP_RESOURCE } from "../../api/webapp.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { withCrdHint } from "./_hint.ts";
-import { webAppTable } from "./_table.ts";
-
-export const OUTPUTS = ["table", "yaml", "json"] as const;
+import { outputArg, printAndWatch, readOutput, render, watchArg, type WebApp } from "./_print.ts";
 
 export default defineCommand({
   meta: {
@@ -18,26 +13,31 @@ export default defineCommand({
 Examples:
   devctl webapp get my-service
   devctl webapp get my-service -o yaml
-  devctl webapp get my-service -n team-a -o json | jq .status`,
+  devctl webapp get my-service -n team-a -o json | jq .status
+  devctl webapp get my-service -o jsonpath='{.status.readyReplicas}'
+  devctl webapp get my-service --watch`,
   },
   args: {
     name: { type: "positional", description: "Name of the WebApp", required: true },
     ...clusterArgs,
-    output: { type: "string", alias: "o", default: "table", description: "Output format: table, yaml or json" },
+    output: outputArg,
+    watch: watchArg,
   },
   async run({ args }) {
-    const output = parseChoice(args.output, "output", OUTPUTS);
+    const output = readOutput(args.output, "--output");
     const client = await clientFrom(args);
-    const obj = await client
-      .get<KubeObject & WebAppObject>(WEBAPP_RESOURCE, args.name, namespaceOf(args, client))
-      .catch((e) => {
-        throw withCrdHint(e);
-      });
-    // As kubectl: managed fields are bookkeeping, not part of what a user reads.
-    const { managedFields: _, ...metadata } = obj.metadata;
-    const shown = { ...obj, metadata };
-    if (output === "yaml") process.stdout.write(toYaml(shown));
-    else if (output === "json") console.log(JSON.stringify(shown, null, 4));
-    else console.log(webAppTable([shown], Date.now(), false));
+    const namespace = namespaceOf(args, client);
+    const print = { output, withNamespace: false, single: true, now: Date.now() };
+    const obj = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
+      throw withCrdHint(e);
+    });
+    if (!args.watch) {
+      process.stdout.write(render([obj], print));
+      return;
+    }
+    const stop = new AbortController();
+    process.once("SIGINT", () => stop.abort());
+    const target = { namespace, fieldSelector: `metadata.name=${args.name}` };
+    await printAndWatch(client, target, print, stop.signal, (s) => process.stdout.write(s));
   },
 });

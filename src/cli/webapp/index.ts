@@ -1,10 +1,10 @@
-/** `devctl webapp ...`: list, get and create WebApps, the way kubectl does. */
+/** `devctl webapp ...`: list, get, describe, create, scale and delete WebApps, the way kubectl does. */
 import { defineCommand } from "citty";
 
 export default defineCommand({
   meta: {
     name: "webapp",
-    description: `List, show and create WebApps
+    description: `List, show, create, scale and delete WebApps
 
 Examples:
   devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080
@@ -15,5 +15,8 @@ Examples:
     list: () => import("./list.ts").then((m) => m.default),
     get: () => import("./get.ts").then((m) => m.default),
     create: () => import("./create.ts").then((m) => m.default),
+    delete: () => import("./delete.ts").then((m) => m.default),
+    describe: () => import("./describe.ts").then((m) => m.default),
+    scale: () => import("./scale.ts").then((m) => m.default),
   },
 });

@@ -12,8 +12,9 @@
  *   budget; converging 10,000 from scratch (--memory-from-scratch) takes the operator 10+ minutes here.
  * - fromScratch=true: an operator runs while the WebApps are created and creates every child itself
  *   (bounded: whatever it cached after 10 minutes is what is measured, and the report says how many).
- * - Either way: peak RSS of that operator (sampled every second), its RSS 5 s after its queue drained,
- *   then a fresh operator's start → ready and RSS 5 s after its first pass.
+ * - Either way: peak RSS of that (devctl) operator (sampled every second), its RSS 5 s after its queue
+ *   drained, then a fresh devctl's start → ready and RSS 5 s after its first pass, and the same for a
+ *   fresh Go peer when it runs (`peerFresh`).
  */
 import { desiredDeployment, desiredService } from "../../../src/operator/desired.ts";
 import { FIELD_MANAGER } from "../../../src/operator/reconciler.ts";
@@ -32,7 +33,7 @@ import {
   WEBAPP_RESOURCE,
   webappObject,
 } from "../_kube.ts";
-import { requestsByMethod, total, type BenchOperator } from "../_operator.ts";
+import { type BenchOperator, type OperatorImpl, requestsByMethod, total } from "../_operator.ts";
 import { fmtMiB, fmtMs } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 
@@ -59,8 +60,9 @@ export async function freshRss(
   ctx: Context,
   namespace: string,
   n: number,
+  impl: OperatorImpl = "devctl",
 ): Promise<{ rss: number; readyMs: number; passed: boolean }> {
-  const op = await ctx.operator(namespace);
+  const op = await ctx.operator(namespace, [], { impl });
   try {
     const readyMs = await op.waitReady(120_000);
     const passed = n === 0 || (await reconciledAll(op, n, 60_000 + n * 20));
@@ -82,6 +84,7 @@ export interface LargePoint {
   peak: number;
   drained: number;
   fresh: { rss: number; readyMs: number; passed: boolean };
+  peerFresh?: { rss: number; readyMs: number; passed: boolean };
 }
 
 async function quotaNamespace(ctx: Context, n: number): Promise<string> {
@@ -188,5 +191,17 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
   );
   const fresh = await freshRss(ctx, ns, cached.webapps);
   ctx.log(`  fresh: ready after ${fmtMs(fresh.readyMs)}, RSS ${fmtMiB(fresh.rss)}`);
-  return { fromScratch, cached, createMs, workMs, firstPass, peak, drained: drainedRss, fresh };
+  const peerFresh = ctx.impls.includes("peer") ? await freshRss(ctx, ns, cached.webapps, "peer") : undefined;
+  if (peerFresh) ctx.log(`  fresh Go peer: ready after ${fmtMs(peerFresh.readyMs)}, RSS ${fmtMiB(peerFresh.rss)}`);
+  return {
+    fromScratch,
+    cached,
+    createMs,
+    workMs,
+    firstPass,
+    peak,
+    drained: drainedRss,
+    fresh,
+    ...(peerFresh ? { peerFresh } : {}),
+  };
 }

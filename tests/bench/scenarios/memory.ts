@@ -7,27 +7,40 @@
  * - large: see _large.ts (the objects are created by the benchmark with the operator's own builders,
  *   or with --memory-from-scratch by the operator itself); the operator that worked through them
  *   (peak while working, 5 s after its queue drained) and a fresh one (5 s after its first pass).
+ * - The Go peer, when it runs, is measured the same way at idle, at N and fresh at the large point
+ *   (starts alternate with devctl's); the table shows devctl / Go beside the goals.
  */
 import type { Context, Section } from "../_context.ts";
 import { ensureFixture } from "../_fixture.ts";
 import { createNamespace } from "../_kube.ts";
-import { fmtMiB, fmtMs, median, spread } from "../_stats.ts";
+import type { OperatorImpl } from "../_operator.ts";
+import { fmt, fmtMiB, fmtMs, median, spread } from "../_stats.ts";
 import { freshRss, largePoint } from "./_large.ts";
 
 const MiB = 1024 * 1024;
+const ratio = (a: number, b: number) => `**${fmt(a / b, 2)}**`;
 
 export async function memory(ctx: Context): Promise<Section> {
   const starts = ctx.opts.quick ? 1 : 3;
   const empty = await createNamespace(ctx.kube, "memory-idle");
   ctx.leftovers.push(empty);
-  const idle: number[] = [];
-  for (let i = 0; i < starts; i++) idle.push((await freshRss(ctx, empty, 0)).rss);
-  ctx.log(`memory: idle ${fmtMiB(median(idle))}`);
+  const peer = ctx.impls.includes("peer");
+  /** RSS of `starts` fresh starts of each operator over `namespace`, alternating which goes first. */
+  const measure = async (namespace: string, n: number) => {
+    const out: Record<OperatorImpl, number[]> = { devctl: [], peer: [] };
+    for (let i = 0; i < starts; i++)
+      for (const impl of i % 2 === 0 ? ctx.impls : [...ctx.impls].reverse())
+        out[impl].push((await freshRss(ctx, namespace, n, impl)).rss);
+    return out;
+  };
+  const idleBy = await measure(empty, 0);
+  const idle = idleBy.devctl;
+  ctx.log(`memory: idle ${fmtMiB(median(idle))}${peer ? `, Go peer ${fmtMiB(median(idleBy.peer))}` : ""}`);
 
   const fx = await ensureFixture(ctx);
-  const mid: number[] = [];
-  for (let i = 0; i < starts; i++) mid.push((await freshRss(ctx, fx.namespace, fx.n)).rss);
-  ctx.log(`memory: ${fx.n} cached ${fmtMiB(median(mid))}`);
+  const midBy = await measure(fx.namespace, fx.n);
+  const mid = midBy.devctl;
+  ctx.log(`memory: ${fx.n} cached ${fmtMiB(median(mid))}${peer ? `, Go peer ${fmtMiB(median(midBy.peer))}` : ""}`);
 
   const big = await largePoint(ctx, ctx.opts.memoryLarge, ctx.opts.memoryFromScratch);
   const bigRss = Math.max(big.drained, big.fresh.rss);
@@ -41,25 +54,46 @@ export async function memory(ctx: Context): Promise<Section> {
     title: "3. Memory",
     goal: "RSS ≤ 64 MiB idle, ≤ 150 MiB with 10,000 WebApps cached",
     verdict: big.cached.webapps < 10_000 ? "not measured" : idleOk && bigOk ? "met" : "missed",
-    headline: `idle ${fmtMiB(median(idle))}; ${fx.n}: ${fmtMiB(median(mid))}; ${big.cached.webapps}: ${fmtMiB(bigRss)}`,
+    headline:
+      `idle ${fmtMiB(median(idle))}; ${fx.n}: ${fmtMiB(median(mid))}; ${big.cached.webapps}: ${fmtMiB(bigRss)}` +
+      (peer
+        ? ` (devctl / Go: ${fmt(median(idle) / median(idleBy.peer), 2)}, ${fmt(median(mid) / median(midBy.peer), 2)}, ${fmt(big.fresh.rss / (big.peerFresh?.rss ?? Number.NaN), 2)})`
+        : ""),
     tables: [
       {
-        caption: "Operator resident memory (VmRSS of dist/devctl), one namespace watched.",
-        head: ["WebApps cached", "state", "RSS"],
+        caption: `Operator resident memory (VmRSS of dist/devctl${peer ? " and of the Go peer" : ""}), one namespace watched.`,
+        head: ["WebApps cached", "state", "devctl", ...(peer ? ["Go peer", "devctl / Go"] : [])],
         left: 2,
         rows: [
-          ["0", `idle, 5 s after ready (${starts} start(s))`, spread(idle, fmtMiB)],
-          [String(fx.n), `fresh start, 5 s after the first pass (${starts} start(s))`, spread(mid, fmtMiB)],
+          [
+            "0",
+            `idle, 5 s after ready (${starts} start(s))`,
+            spread(idle, fmtMiB),
+            ...(peer ? [spread(idleBy.peer, fmtMiB), ratio(median(idle), median(idleBy.peer))] : []),
+          ],
+          [
+            String(fx.n),
+            `fresh start, 5 s after the first pass (${starts} start(s))`,
+            spread(mid, fmtMiB),
+            ...(peer ? [spread(midBy.peer, fmtMiB), ratio(median(mid), median(midBy.peer))] : []),
+          ],
           [
             String(big.cached.webapps),
             "the operator working through them: peak (sampled every second)",
             fmtMiB(big.peak),
+            ...(peer ? ["—", "—"] : []),
           ],
-          [String(big.cached.webapps), "the same process, 5 s after its queue drained", fmtMiB(big.drained)],
           [
             String(big.cached.webapps),
-            `fresh start (ready after ${fmtMs(big.fresh.readyMs)}), 5 s after the first pass${big.fresh.passed ? "" : " (pass not finished)"}`,
+            "the same process, 5 s after its queue drained",
+            fmtMiB(big.drained),
+            ...(peer ? ["—", "—"] : []),
+          ],
+          [
+            String(big.cached.webapps),
+            `fresh start (ready after ${fmtMs(big.fresh.readyMs)}${big.peerFresh ? `; Go peer ${fmtMs(big.peerFresh.readyMs)}` : ""}), 5 s after the first pass${big.fresh.passed ? "" : " (pass not finished)"}`,
             fmtMiB(big.fresh.rss),
+            ...(peer ? [fmtMiB(big.peerFresh?.rss), ratio(big.fresh.rss, big.peerFresh?.rss ?? Number.NaN)] : []),
           ],
         ],
       },

@@ -9,7 +9,7 @@
  */
 import type { Context, Section } from "../_context.ts";
 import { ensureFixture } from "../_fixture.ts";
-import { requestsByMethod, total, type BenchOperator } from "../_operator.ts";
+import { type BenchOperator, requestsByMethod, total } from "../_operator.ts";
 import { fmt, fmtMs } from "../_stats.ts";
 
 const writesOf = (r: Record<string, number>) => Object.entries(r).reduce((s, [m, v]) => (m === "GET" ? s : s + v), 0);
@@ -73,6 +73,7 @@ export async function steady(ctx: Context): Promise<Section> {
       fmt(allOf(startupReqs) / fx.n, 3),
       "—",
     ]);
+    const startup = { writes: writesOf(startupReqs), requests: allOf(startupReqs) };
     let before = startupReqs;
     let count = total(m, "controller_runtime_reconcile_total");
     for (let p = 1; p <= passes; p++) {
@@ -107,6 +108,20 @@ export async function steady(ctx: Context): Promise<Section> {
       goal: "0 API writes and 0 API requests per WebApp in a full resync",
       verdict: verdictOk ? "met" : "missed",
       headline: `${resyncWrites} writes, ${fmt(resyncRequests / (passes * fx.n), 3)} requests per WebApp over ${passes} resync pass(es) of ${fx.n}`,
+      figures: [
+        { name: `restart over ${fx.n} converged WebApps: writes`, value: startup.writes, show: String },
+        {
+          name: "restart: requests per WebApp (LIST and WATCH included)",
+          value: startup.requests / fx.n,
+          show: (x) => fmt(x, 3),
+        },
+        { name: `${passes} resync pass(es): writes`, value: resyncWrites, show: String },
+        {
+          name: "resync: requests per WebApp per pass",
+          value: resyncRequests / (passes * fx.n),
+          show: (x) => fmt(x, 3),
+        },
+      ],
       tables: [
         {
           caption: `${fx.n} converged WebApps, operator started with --resync-period ${resyncS}s (±10% jitter). Counts are deltas of the operator's own rest_client_requests_total.`,

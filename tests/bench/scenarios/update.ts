@@ -21,7 +21,7 @@ import {
   rolledOut,
   WEBAPP_RESOURCE,
 } from "../_kube.ts";
-import { requestsByMethod, total } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, total } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
 import { cpuRows } from "../_report.ts";
 import { fmt, fmtMs, median, spread } from "../_stats.ts";
@@ -119,10 +119,24 @@ export async function update(ctx: Context): Promise<Section> {
     goal: "1,000 image changes → every Deployment carries it; compare with the floor",
     verdict: "no goal",
     headline: `${n} in ${fmtMs(median(pick((r) => r.imageMs)))}, ${fmt(median(pick((r) => r.imageMs / r.floorWrittenMs)), 2)}× floor`,
+    figures: [
+      { name: "every Deployment carries the new image", value: median(pick((r) => r.imageMs)), show: fmtMs },
+      { name: "every rollout finished", value: median(pick((r) => r.rolledMs)), show: fmtMs },
+      {
+        name: "API requests per WebApp (last repeat)",
+        value: reqs.reduce((s, [, v]) => s + v, 0) / n,
+        show: (x) => fmt(x, 2),
+      },
+      {
+        name: "operator CPU ms per WebApp (last repeat)",
+        value: (1000 * (last?.usage.byProcess.operator ?? Number.NaN)) / n,
+        show: (x) => fmt(x, 2),
+      },
+    ],
     tables: [
       {
         caption: `${n} converged WebApps change image at once (${ctx.opts.clientConcurrency} parallel patches); floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployments. Medians over ${runs.length} repeat(s) (min–max).`,
-        head: ["measurement", "operator", "floor", "ratio (op/floor)"],
+        head: ["measurement", IMPL_LABEL[op.impl], "floor", `ratio (${IMPL_LABEL[op.impl]}/floor)`],
         rows: [
           [
             "every Deployment carries the new image",
