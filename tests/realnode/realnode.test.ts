@@ -3,13 +3,13 @@
  * `devctl operator install --image <it> --wait` onto the local cluster's real node (kubelet +
  * containerd), checked through the kubelet, the runtime and the API.
  *
- * Needs the real node (tests/cluster, where the machine can run it). Without it every test here
- * fails on CI (CI=true) and is skipped elsewhere, saying why.
+ * Needs the real node (tests/cluster, where the machine can run it). Without it every test here is
+ * skipped with the reason, which the runner turns into a failure on CI (CI=true).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { onCi } from "../cluster/prereqs.ts";
 import type { RealNodeState } from "../cluster/state.ts";
+import { testWhen } from "../_skip.ts";
 import { DEPLOYMENTS, devctl, EVENTS, eventually, getOrUndefined, kube, kubectl, tempNamespace } from "../_support.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
 import {
@@ -39,16 +39,8 @@ const found = await realNodeOrReason();
 const node: RealNodeState | undefined = found.kind === "up" ? found.node : undefined;
 const absentReason = found.kind === "absent" ? found.reason : "";
 if (!node) console.error(`real-node suite: no real node (${absentReason})`);
-/** On CI a missing real node fails every test (naming why); elsewhere the suite is skipped with the reason above. */
-const realTest = (name: string, fn: () => Promise<void>, timeoutMs?: number) =>
-  (node || onCi() ? test : test.skip)(
-    name,
-    async () => {
-      requireNode();
-      await fn();
-    },
-    timeoutMs,
-  );
+/** Without the real node every test is skipped with the reason (the runner fails such a skip on CI=true). */
+const realTest = testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${absentReason}` });
 const timings: Record<string, number> = {};
 let image = "";
 
