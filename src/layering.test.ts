@@ -4,7 +4,8 @@
  * Properties checked over every non-test .ts file under src/ (test doubles `_fake-*`, `_test-*` included):
  * - Direction: `cli → operator, install → runtime → kube`, skipping layers downwards allowed; `api` is
  *   imported by operator, install and cli (and the build scripts), never by runtime, kube or server, and
- *   imports only types from kube; server imports nothing from operator, install, cli or api; kube imports
+ *   imports only types from kube; readiness (pure rules) is imported by cli, operator and install and imports
+ *   only types from kube; server imports nothing from operator, install, cli or api; kube imports
  *   only kube. MAY_IMPORT below is the whole rule. Type-only and dynamic imports count too: a layer
  *   that needs a type from above is as coupled as one that calls it.
  * - Only src/kube/ imports @kubernetes/client-node.
@@ -27,6 +28,7 @@ type Part =
   | "server"
   | "runtime"
   | "api"
+  | "readiness"
   | "kube"
   | "printers"
   | "version"
@@ -35,22 +37,27 @@ type Part =
 /** What each part of src/ may import besides itself. */
 const MAY_IMPORT: Record<Part, readonly Part[]> = {
   main: ["cli"],
-  cli: ["operator", "install", "runtime", "api", "kube", "printers", "version"],
+  cli: ["operator", "install", "runtime", "api", "readiness", "kube", "printers", "version"],
   /** src/build/*.ts except version.ts: build and dev scripts run by npm, never imported. */
   scripts: ["api", "kube", "version"],
-  operator: ["server", "runtime", "api", "kube", "version"],
-  install: ["runtime", "api", "kube", "printers", "version"],
+  operator: ["server", "runtime", "api", "readiness", "kube", "version"],
+  install: ["runtime", "api", "readiness", "kube", "printers", "version"],
   server: ["runtime", "kube", "version"],
   runtime: ["kube"],
   api: ["kube"],
+  /** Readiness rules (Deployment rollout, pod failures, kstatus): pure, shared by operator, install and cli. */
+  readiness: ["kube"],
   kube: [],
   /** kubectl's printers (tables, ages, -o formats, JSONPath): a pure leaf. */
   printers: [],
   /** src/build/version.ts: constants baked in at build time. */
   version: [],
 };
-/** Edges allowed only as `import type`: api is pure, it may name kube's types but not load kube. */
-const TYPE_ONLY: readonly [Part, Part][] = [["api", "kube"]];
+/** Edges allowed only as `import type`: api and readiness are pure, they may name kube's types but not load kube. */
+const TYPE_ONLY: readonly [Part, Part][] = [
+  ["api", "kube"],
+  ["readiness", "kube"],
+];
 const ONLY_KUBE_PACKAGE = "@kubernetes/client-node";
 const NOT_AT_STARTUP = ["@kubernetes/client-node", "consola", "valibot"];
 
@@ -247,6 +254,25 @@ describe("the checks themselves", () => {
       "src/api/crd.ts (api) loads src/kube/errors.ts (kube); api may only name its types: use `import type`",
       "src/install/x.ts imports the test double src/runtime/_fake-kube.ts: test doubles are for *.test.ts files only",
       "src/misc/y.ts is in no part of the layout: move it, or add its folder to MAY_IMPORT in src/layering.test.ts",
+    ]);
+  });
+
+  test("readiness is a pure leaf: it may name kube's types, and nothing else; operator and install may import it", () => {
+    const problems = layeringProblems(
+      tree({
+        "readiness/a.ts": `import type { KubeObject } from "../kube/types.ts";`,
+        "readiness/b.ts": `import { isNotFound } from "../kube/errors.ts";`,
+        "readiness/c.ts": `import type { WebApp } from "../api/webapp.ts";\nimport { Clock } from "../runtime/clock.ts";`,
+        "operator/d.ts": `import { rolloutState } from "../readiness/deployment.ts";`,
+        "install/e.ts": `import { rolloutState } from "../readiness/deployment.ts";`,
+        "runtime/f.ts": `import { rolloutState } from "../readiness/deployment.ts";`,
+      }),
+    );
+    expect(problems).toEqual([
+      "src/readiness/b.ts (readiness) loads src/kube/errors.ts (kube); readiness may only name its types: use `import type`",
+      "src/readiness/c.ts (readiness) imports src/runtime/clock.ts (runtime), against the direction readiness -> kube",
+      "src/readiness/c.ts (readiness) imports src/api/webapp.ts (api), against the direction readiness -> kube",
+      "src/runtime/f.ts (runtime) imports src/readiness/deployment.ts (readiness), against the direction runtime -> kube",
     ]);
   });
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { buildWebAppCrd } from "../src/api/crd.ts";
+import { kstatus } from "./kstatus/kstatus.ts";
 import { startOperator, type OperatorProcess } from "./_operator.ts";
 import {
   DEPLOYMENTS,
@@ -98,6 +99,8 @@ test("each invalid WebApp is Degraded with reason InvalidSpec naming the field, 
       `${name} to be reported InvalidSpec`,
     );
     expect(conditionOf(w, "Degraded")?.message).toContain(field);
+    expect(conditionOf(w, "Stalled")).toMatchObject({ status: "True", reason: "InvalidSpec" });
+    expect((await kstatus([w]))[0]?.status).toBe("Failed"); // what Flux or helm --wait reports
     expect(await getOrUndefined(DEPLOYMENTS, `${name}-deployment`, ns.name)).toBeUndefined();
   }
   reportedAt = Date.now();

@@ -104,12 +104,12 @@ describe("the seed's case", () => {
     expect(events.some((e) => e.reason === "Created" && e.message.includes("Service test-app-svc created"))).toBe(true);
   });
 
-  test("kubectl get wa shows image, desired, ready and available", () => {
+  test("kubectl get wa shows image, desired, available replicas, Ready and its reason", () => {
     const r = kubectl(["get", "wa", "test-app", "-n", ns.name]);
     expect(r.code).toBe(0);
     const [header, row] = r.stdout.trim().split("\n");
-    expect(header).toMatch(/NAME\s+IMAGE\s+DESIRED\s+READY\s+AVAILABLE\s+AGE/);
-    expect(row).toMatch(/^test-app\s+nginx:1\.25\s+3\s+3\s+True\s+/);
+    expect(header).toMatch(/NAME\s+IMAGE\s+DESIRED\s+AVAILABLE\s+READY\s+REASON\s+AGE/);
+    expect(row).toMatch(/^test-app\s+nginx:1\.25\s+3\s+3\s+True\s+Available\s+/);
   });
 
   test("reconciling a converged WebApp five more times writes nothing", async () => {

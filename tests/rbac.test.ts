@@ -5,11 +5,13 @@
  *
  * - It can do what the operator does (src/operator, src/runtime): read and watch WebApps, patch their
  *   status, look up, create, cache and server-side apply (patch) Deployments and Services in any
- *   namespace, delete them (the orphans the garbage collector missed, src/operator/orphans.ts),
- *   create and patch Events, and get/create/update its Lease in its own namespace.
+ *   namespace, delete them (the orphans the garbage collector missed, src/operator/orphans.ts), list Pods
+ *   (read on demand for a WebApp that is not Ready, to report why: the one pod verb), create and patch
+ *   Events, and get/create/update its Lease in its own namespace.
  * - It cannot do anything else: not write WebApp specs, not update (PUT) or delete-collection
  *   children, not read Secrets or ConfigMaps, not touch Leases anywhere else,
- *   not read or write CRDs, RBAC, Namespaces, Nodes or Pods, not exec, not mint tokens, not impersonate.
+ *   not read or write CRDs, RBAC, Namespaces or Nodes, not get, watch or write Pods, not exec, not mint
+ *   tokens, not impersonate.
  * - `kubectl auth can-i --list` shows exactly those grants plus the ones every authenticated user has.
  * The expectations are written out here, not imported from src/install: this is the spec the builders
  * are checked against. Uninstalled afterwards (the shared CRD is kept).
@@ -113,6 +115,7 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["get", "list", "watch", "create", "patch", "delete"], ["deployments.apps", "services"], ns),
       ...each(["list", "watch"], ["deployments.apps", "services"], ["*"]),
       ...each(["create", "patch"], ["events"], ns),
+      ...each(["list"], ["pods"], [...ns, "*"]),
       ...each(["get", "create", "update"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
     ];
   };
@@ -162,9 +165,12 @@ describe("the installed operator's ServiceAccount", () => {
       // Workloads it does not own, and ways into them.
       ...each(
         ["get", "list", "create", "delete"],
-        ["pods", "replicasets.apps", "statefulsets.apps", "daemonsets.apps", "jobs.batch"],
+        ["replicasets.apps", "statefulsets.apps", "daemonsets.apps", "jobs.batch"],
         ns,
       ),
+      // Pods are only listed: not read one by one, watched, written or evicted.
+      ...each(["get", "watch", "create", "update", "patch", "delete", "deletecollection"], ["pods"], ns),
+      ...each(["create"], ["pods/eviction"], ns),
       ...each(["create", "get"], ["pods/exec", "pods/attach", "pods/portforward", "pods/log"], ns),
       ...each(["create"], ["serviceaccounts/token"], ns),
       ...each(["get", "list", "create", "update", "delete"], ["serviceaccounts"], ns),
@@ -246,6 +252,7 @@ describe("the installed operator's ServiceAccount", () => {
       "deployments.apps": "create delete get list patch watch",
       services: "create delete get list patch watch",
       events: "create patch",
+      pods: "list",
     };
     expect(granted(apps.name)).toEqual({ ...everyone, ...clusterWide });
     expect(granted(INSTALL_NS)).toEqual({

@@ -111,8 +111,9 @@ describe("buildWebAppCrd", () => {
     expect(version.additionalPrinterColumns.map((c) => [c.name, c.type, c.jsonPath])).toEqual([
       ["Image", "string", ".spec.image"],
       ["Desired", "integer", ".spec.replicas"],
-      ["Ready", "integer", ".status.readyReplicas"],
-      ["Available", "string", '.status.conditions[?(@.type=="Available")].status'],
+      ["Available", "integer", ".status.availableReplicas"],
+      ["Ready", "string", '.status.conditions[?(@.type=="Ready")].status'],
+      ["Reason", "string", '.status.conditions[?(@.type=="Ready")].reason'],
       ["Age", "date", ".metadata.creationTimestamp"],
     ]);
   });

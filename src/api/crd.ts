@@ -87,8 +87,9 @@ export function buildWebAppCrd(): CustomResourceDefinition {
           additionalPrinterColumns: [
             { name: "Image", type: "string", jsonPath: ".spec.image" },
             { name: "Desired", type: "integer", jsonPath: ".spec.replicas" },
-            { name: "Ready", type: "integer", jsonPath: ".status.readyReplicas" },
-            { name: "Available", type: "string", jsonPath: '.status.conditions[?(@.type=="Available")].status' },
+            { name: "Available", type: "integer", jsonPath: ".status.availableReplicas" },
+            { name: "Ready", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+            { name: "Reason", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
           ],
         },

@@ -193,7 +193,9 @@ export const WebAppStatus = v.pipe(
     conditions: v.optional(
       v.pipe(
         v.array(Condition),
-        v.description("Available, Progressing and Degraded."),
+        v.description(
+          "Ready, Reconciling and Stalled (kstatus: Ready is True only when nothing is in progress or failing; Stalled means someone must act), then Available, Progressing and Degraded.",
+        ),
         openapi({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
       ),
     ),

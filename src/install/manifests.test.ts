@@ -95,9 +95,12 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "patch"]);
+    // Pods of a WebApp that is not Ready are listed on demand: never watched, read one by one or written.
+    expect(verbsOf(clusterRules, "", "pods")).toEqual(["list"]);
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([
       "deployments",
       "events",
+      "pods",
       "services",
       "webapps",
       "webapps/finalizers",

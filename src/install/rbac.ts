@@ -4,7 +4,7 @@
  *
  * Properties:
  * - Least privilege: every rule below is used by the operator (src/operator, src/runtime) and is
- *   commented with where. No secrets, no pods, no CRDs, no wildcards.
+ *   commented with where. No secrets, no CRDs, no wildcards; pods may only be listed.
  * - Leases only in the install namespace (a Role), so the operator cannot touch other components'
  *   leader elections.
  * - Names of cluster-scoped objects carry the install namespace, so two installs (say devctl-system
@@ -41,6 +41,9 @@ export function operatorRules(): PolicyRule[] {
     // The children: looked up, created, cached (list/watch), server-side applied (patch).
     { apiGroups: ["apps"], resources: ["deployments"], verbs: [...CHILD_VERBS] },
     { apiGroups: [""], resources: ["services"], verbs: [...CHILD_VERBS] },
+    // Pods of a WebApp that is not Ready are listed on demand to report why (reconciler.ts podFailures);
+    // never watched or cached, never read one by one, never written.
+    { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
     // The event recorder creates core/v1 Events and patches count/lastTimestamp of repeats.
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   ];

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createFakeCluster } from "./_fake-cluster.ts";
 import { INSTALL_RESOURCES } from "./manifests.ts";
-import { rolloutState, waitForRollout, type DeploymentLike } from "./rollout.ts";
+import { waitForRollout, type DeploymentLike } from "./rollout.ts";
 import type { ResourceType } from "../kube/types.ts";
 
 const DEPLOYMENTS = INSTALL_RESOURCES.Deployment as ResourceType;
@@ -13,55 +13,6 @@ const dep = (status: DeploymentLike["status"], generation = 1, replicas = 2): De
   metadata: { name: "webapp-operator", namespace: "ns", generation },
   spec: { replicas, selector: { matchLabels: { app: "x" } } },
   status,
-});
-
-describe("rolloutState", () => {
-  test("is progressing until the controller has observed the latest generation", () => {
-    expect(
-      rolloutState(
-        dep({ observedGeneration: 1, replicas: 2, updatedReplicas: 2, availableReplicas: 2, readyReplicas: 2 }, 2),
-      ).kind,
-    ).toBe("progressing");
-  });
-
-  test("counts replicas on the new version, old replicas still terminating, and availability, in kubectl's order", () => {
-    expect(rolloutState(dep({ observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 0 }))).toEqual({
-      kind: "progressing",
-      message: "1 of 2 replicas run the new version, 0 ready",
-    });
-    expect(rolloutState(dep({ observedGeneration: 1, replicas: 3, updatedReplicas: 2, readyReplicas: 2 }))).toEqual({
-      kind: "progressing",
-      message: "1 old replicas are pending termination",
-    });
-    expect(
-      rolloutState(
-        dep({ observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 1 }),
-      ),
-    ).toEqual({ kind: "progressing", message: "2 of 2 replicas ready, 1 available" });
-    expect(
-      rolloutState(
-        dep({ observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 }),
-      ),
-    ).toEqual({ kind: "done", message: "2 of 2 replicas ready and available" });
-  });
-
-  test("a Deployment past its progress deadline has failed", () => {
-    const stalled = dep({
-      observedGeneration: 1,
-      conditions: [
-        {
-          type: "Progressing",
-          status: "False",
-          reason: "ProgressDeadlineExceeded",
-          message: "ReplicaSet x has timed out progressing.",
-        },
-      ],
-    });
-    expect(rolloutState(stalled)).toEqual({
-      kind: "failed",
-      message: "rollout stalled: ReplicaSet x has timed out progressing.",
-    });
-  });
 });
 
 describe("waitForRollout", () => {
@@ -82,7 +33,7 @@ describe("waitForRollout", () => {
     );
     await clock.advance(1000);
     expect(await done).toBe("2 of 2 replicas ready and available");
-    expect(lines).toEqual(["waiting for deployment ns/webapp-operator (0s): 0 of 2 replicas ready, 0 available"]);
+    expect(lines).toEqual(["waiting for deployment ns/webapp-operator (0s): 0 of 2 updated replicas are available"]);
   });
 
   test("repeats the line every ten seconds while nothing changes, and times out naming the pods' waiting reasons", async () => {
@@ -114,7 +65,27 @@ describe("waitForRollout", () => {
       "waiting for deployment ns/webapp-operator (20s)",
     ]);
     expect((err as Error).message).toContain(
-      "is not ready after 25 s: 0 of 2 replicas ready, 0 available; pod webapp-operator-abc: ImagePullBackOff (pull access denied)",
+      "is not ready after 25 s: 0 of 2 updated replicas are available; pod webapp-operator-abc: ImagePullBackOff (pull access denied)",
+    );
+  });
+
+  test("fails at once on a rollout past its progress deadline, without waiting for the timeout", async () => {
+    const clock = createFakeClock(0);
+    const fake = createFakeCluster(() => clock.now());
+    const deadline = {
+      type: "Progressing",
+      status: "False",
+      reason: "ProgressDeadlineExceeded",
+      message: "ReplicaSet x has timed out progressing.",
+    };
+    fake.put(DEPLOYMENTS, dep({ observedGeneration: 1, replicas: 2, updatedReplicas: 2, conditions: [deadline] }));
+    fake.answerList({ metadata: {}, items: [] });
+    const err = await waitForRollout(fake, "webapp-operator", "ns", { clock, timeoutMs: 60_000 }).catch(
+      (e: Error) => e,
+    );
+    expect(clock.now()).toBe(0);
+    expect((err as Error).message).toBe(
+      "deployment ns/webapp-operator: progress deadline exceeded: ReplicaSet x has timed out progressing.",
     );
   });
 });

@@ -2,14 +2,16 @@
  * Waiting for the operator's Deployment to roll out, the way `kubectl rollout status` judges it.
  *
  * Properties:
- * - rolloutState() is pure: done only when the controller has seen the latest spec (observedGeneration),
- *   every replica runs the new template, no old replica is left, and all are available.
+ * - Judged by readiness/deployment.ts (the port of kubectl rollout status the operator's status uses too):
+ *   done only when the controller has seen the latest spec, every replica runs the new template, no old
+ *   replica is left, and all updated replicas are available.
  * - waitForRollout() polls, reports a progress line whenever the state changes (and at least every
  *   PROGRESS_EVERY_MS while nothing changes), and fails early on ProgressDeadlineExceeded.
  * - On failure the error names the pods' waiting reasons (ImagePullBackOff, CrashLoopBackOff...) so the
  *   user sees why, not only that it timed out.
  */
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import { readDeployment, rolloutState } from "../readiness/deployment.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { InstallError } from "./apply.ts";
 import { INSTALL_RESOURCES } from "./manifests.ts";
@@ -32,31 +34,6 @@ export interface DeploymentLike extends KubeObject {
   };
 }
 
-export type RolloutState =
-  | { kind: "progressing"; message: string }
-  | { kind: "done"; message: string }
-  | { kind: "failed"; message: string };
-
-export function rolloutState(d: DeploymentLike): RolloutState {
-  const s = d.status ?? {};
-  const want = d.spec?.replicas ?? 1;
-  const updated = s.updatedReplicas ?? 0;
-  const available = s.availableReplicas ?? 0;
-  const ready = s.readyReplicas ?? 0;
-  const progressing = s.conditions?.find((c) => c.type === "Progressing");
-  if (progressing?.reason === "ProgressDeadlineExceeded")
-    return { kind: "failed", message: `rollout stalled: ${progressing.message ?? "progress deadline exceeded"}` };
-  if ((s.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
-    return { kind: "progressing", message: "waiting for the Deployment controller to see the new spec" };
-  if (updated < want)
-    return { kind: "progressing", message: `${updated} of ${want} replicas run the new version, ${ready} ready` };
-  if ((s.replicas ?? 0) > updated)
-    return { kind: "progressing", message: `${(s.replicas ?? 0) - updated} old replicas are pending termination` };
-  if (available < updated)
-    return { kind: "progressing", message: `${ready} of ${want} replicas ready, ${available} available` };
-  return { kind: "done", message: `${available} of ${want} replicas ready and available` };
-}
-
 export interface WaitOptions {
   clock: Clock;
   timeoutMs: number;
@@ -75,9 +52,9 @@ export async function waitForRollout(
   let lastAt = -Infinity;
   for (;;) {
     const d = await client.get<DeploymentLike>(DEPLOYMENTS, name, namespace, o.signal);
-    const state = rolloutState(d);
+    const state = rolloutState(readDeployment(d));
     const elapsed = o.clock.now() - started;
-    if (state.kind === "done") return state.message;
+    if (state.kind === "complete") return state.message;
     if (state.kind === "failed")
       throw new InstallError(
         `deployment ${namespace}/${name}: ${state.message}${await podProblems(client, d, o.signal)}`,

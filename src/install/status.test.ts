@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { formatStatus, type OperatorStatus } from "./status.ts";
+import { WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { createFakeCluster } from "./_fake-cluster.ts";
+import { formatStatus, readStatus, type OperatorStatus } from "./status.ts";
 
 const NOW = Date.parse("2024-05-01T12:00:10Z");
 const full: OperatorStatus = {
@@ -11,6 +13,7 @@ const full: OperatorStatus = {
     ready: 2,
     updated: 2,
     available: 2,
+    rollout: { kind: "complete", reason: "RolloutComplete", message: "2 of 2 replicas ready and available" },
   },
   leader: {
     holder: "webapp-operator-7d9f-abc_1234",
@@ -18,7 +21,14 @@ const full: OperatorStatus = {
     leaseDurationSeconds: 15,
   },
   crd: { schemaVersion: "1", established: true },
-  webapps: { total: 4, available: 2, degraded: 1, progressing: 1, noStatus: 1 },
+  webapps: {
+    total: 4,
+    available: 2,
+    degraded: 1,
+    progressing: 1,
+    noStatus: 1,
+    kstatus: { Current: 2, InProgress: 1, Failed: 1, Terminating: 0 },
+  },
 };
 
 describe("formatStatus", () => {
@@ -29,10 +39,21 @@ describe("formatStatus", () => {
         "Version:   0.1.0",
         "Image:     ghcr.io/devctl/devctl:0.1.0",
         "Replicas:  2/2 ready (2 up to date, 2 available)",
+        "Rollout:   complete: 2 of 2 replicas ready and available",
         "Leader:    webapp-operator-7d9f-abc_1234, last renewed 2s ago at 2024-05-01T12:00:07.123456Z",
         "CRD:       webapps.apps.example.com (schema version 1, Established)",
-        "WebApps:   4 in all namespaces: 2 Available, 1 Degraded, 1 Progressing, 1 without status yet",
+        "WebApps:   4 in all namespaces: 2 Available, 1 Degraded, 1 Progressing, 1 without status yet; for kstatus: 2 Current, 1 InProgress, 1 Failed, 0 Terminating",
       ].join("\n"),
+    );
+  });
+
+  test("a rollout past its deadline says so, as install --wait would", () => {
+    const failed: OperatorStatus["deployment"] = {
+      ...full.deployment!,
+      rollout: { kind: "failed", reason: "ProgressDeadlineExceeded", message: "progress deadline exceeded: x" },
+    };
+    expect(formatStatus({ ...full, deployment: failed }, NOW)).toContain(
+      "Rollout:   failed: progress deadline exceeded: x",
     );
   });
 
@@ -59,5 +80,40 @@ describe("formatStatus", () => {
     expect(
       formatStatus({ ...full, webapps: { error: "forbidden: cannot list webapps.apps.example.com" } }, NOW),
     ).toContain("WebApps:   unknown: forbidden: cannot list webapps.apps.example.com");
+  });
+});
+
+describe("readStatus", () => {
+  test("counts WebApps by condition and by kstatus's verdict, as Flux or helm --wait would see them", async () => {
+    const fake = createFakeCluster();
+    const wa = (name: string, conditions: { type: string; status: string }[], meta = {}) =>
+      fake.put(WEBAPP_RESOURCE, {
+        apiVersion: "apps.example.com/v1",
+        kind: "WebApp",
+        metadata: { name, namespace: "a", generation: 1, ...meta },
+        status: { observedGeneration: 1, conditions },
+      });
+    wa("ready", [
+      { type: "Ready", status: "True" },
+      { type: "Available", status: "True" },
+    ]);
+    wa("rolling", [
+      { type: "Reconciling", status: "True" },
+      { type: "Progressing", status: "True" },
+    ]);
+    wa("blocked", [
+      { type: "Stalled", status: "True" },
+      { type: "Degraded", status: "True" },
+    ]);
+    wa("going", [{ type: "Ready", status: "True" }], { deletionTimestamp: "2024-05-01T12:00:00Z" });
+    const s = await readStatus(fake, "devctl-system");
+    expect(s.webapps).toEqual({
+      total: 4,
+      available: 1,
+      degraded: 1,
+      progressing: 1,
+      noStatus: 0,
+      kstatus: { Current: 1, InProgress: 1, Failed: 1, Terminating: 1 },
+    });
   });
 });

@@ -2,7 +2,7 @@
  * `devctl operator status`: what is installed and whether it works, read from the cluster.
  *
  * Properties:
- * - readStatus() only reads: the operator Deployment (version label, image, replicas), the
+ * - readStatus() only reads: the operator Deployment (version label, image, replicas, rollout state), the
  *   leader-election Lease (holder, last renew, and whether that renewal is still within the lease
  *   duration), the CRD, and every WebApp counted by its conditions.
  * - A missing part is a value (undefined), not an error: "not installed" is an answer.
@@ -16,6 +16,8 @@ import { humanDuration } from "../printers/format.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
 import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";
+import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
+import { type KstatusStatus, kstatusOf } from "../readiness/kstatus.ts";
 
 const LEASES: ResourceType = {
   group: "coordination.k8s.io",
@@ -27,12 +29,29 @@ const LEASES: ResourceType = {
 
 export interface OperatorStatus {
   namespace: string;
-  deployment?: { version: string; image: string; desired: number; ready: number; updated: number; available: number };
+  deployment?: {
+    version: string;
+    image: string;
+    desired: number;
+    ready: number;
+    updated: number;
+    available: number;
+    /** As `kubectl rollout status` judges it (readiness/deployment.ts), as `install --wait` does. */
+    rollout: RolloutState;
+  };
   leader?: { holder: string; renewTime?: string; leaseDurationSeconds: number };
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
   webapps?:
-    | { total: number; available: number; degraded: number; progressing: number; noStatus: number }
+    | {
+        total: number;
+        available: number;
+        degraded: number;
+        progressing: number;
+        noStatus: number;
+        /** By kstatus's verdict (readiness/kstatus.ts), as Flux or helm --wait would count them. */
+        kstatus: Record<KstatusStatus, number>;
+      }
     | { error: string };
 }
 
@@ -78,6 +97,7 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       ready: dep.status?.readyReplicas ?? 0,
       updated: dep.status?.updatedReplicas ?? 0,
       available: dep.status?.availableReplicas ?? 0,
+      rollout: rolloutState(readDeployment(dep)),
     };
   }
   if (lease?.spec) {
@@ -103,9 +123,22 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       degraded: count("Degraded"),
       progressing: count("Progressing"),
       noStatus: list.items.filter((w) => !w.status?.conditions?.length).length,
+      kstatus: countKstatus(list.items),
     };
   }
   return status;
+}
+
+const ROLLOUT_WORD: Record<RolloutState["kind"], string> = {
+  progressing: "in progress",
+  complete: "complete",
+  failed: "failed",
+};
+
+function countKstatus(items: readonly KubeObject[]): Record<KstatusStatus, number> {
+  const counts: Record<KstatusStatus, number> = { Current: 0, InProgress: 0, Failed: 0, Terminating: 0 };
+  for (const w of items) counts[kstatusOf(w).status]++;
+  return counts;
 }
 
 export function formatStatus(s: OperatorStatus, now: number): string {
@@ -121,6 +154,7 @@ export function formatStatus(s: OperatorStatus, now: number): string {
     lines.push(["Version", d.version]);
     lines.push(["Image", d.image]);
     lines.push(["Replicas", `${d.ready}/${d.desired} ready (${d.updated} up to date, ${d.available} available)`]);
+    lines.push(["Rollout", `${ROLLOUT_WORD[d.rollout.kind]}: ${d.rollout.message}`]);
   }
   lines.push(["Leader", formatLeader(s.leader, now)]);
   lines.push([
@@ -134,7 +168,9 @@ export function formatStatus(s: OperatorStatus, now: number): string {
   else if (w) {
     const parts = [`${w.available} Available`, `${w.degraded} Degraded`, `${w.progressing} Progressing`];
     if (w.noStatus) parts.push(`${w.noStatus} without status yet`);
-    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}`]);
+    const k = w.kstatus;
+    const gitops = `${k.Current} Current, ${k.InProgress} InProgress, ${k.Failed} Failed, ${k.Terminating} Terminating`;
+    lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}; for kstatus: ${gitops}`]);
   }
   const width = Math.max(...lines.map(([k]) => k.length)) + 2;
   return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`).join("\n");

@@ -4,7 +4,8 @@
  * An API server in memory behind the real REST client (kube/client.ts `clientFromTransport`), so a test
  * sees the HTTP actions a KubeClient call becomes, sample-controller style:
  * - Recorded: every request is an `Action` (method, path without query, query, content type, body).
- * - Stored by path: GET answers the object or a 404 Status.
+ * - Stored by path: GET answers the object or a 404 Status; a GET with a labelSelector on a collection path
+ *   lists the objects stored under it whose labels match its `k=v` terms.
  * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object (uid, resourceVersion,
  *   generation 1) or merges the intent into the stored one (generation bumped when spec changes); a
  *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing).
@@ -82,6 +83,16 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
   const clone = <T>(x: T): T => structuredClone(x);
   const nameOf = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
+  /** The objects stored directly under a collection path whose labels have every `k=v` of the selector. */
+  function list(path: string, selector: string): unknown {
+    const terms = selector ? selector.split(",").map((t) => t.split("=") as [string, string]) : [];
+    const items = [...objects]
+      .filter(([p]) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
+      .map(([, o]) => o)
+      .filter((o) => terms.every(([k, v]) => o.metadata.labels?.[k] === v));
+    return { kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(counter) }, items: clone(items) };
+  }
+
   function serve(a: Action): unknown {
     const sub = a.path.endsWith("/status") ? "status" : undefined;
     const key = sub ? a.path.slice(0, -"/status".length) : a.path;
@@ -90,6 +101,7 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
     const body = (a.body ?? {}) as KubeObject;
     switch (`${a.method} ${a.contentType ?? ""}`) {
       case "GET ":
+        if (!cur && a.query.labelSelector !== undefined) return list(a.path, a.query.labelSelector);
         if (!cur) throw missing();
         return cur;
       case "PATCH application/apply-patch+yaml": {

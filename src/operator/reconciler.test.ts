@@ -15,7 +15,7 @@ import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconci
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
-import { createWebAppReconciler, RECHECK_MS } from "./reconciler.ts";
+import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
 
 const START = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -184,7 +184,7 @@ describe("a new WebApp", () => {
   test("gets each missing child looked up, then created by server-side apply without force, then its status written once", async () => {
     const w = world();
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(done());
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
 
     expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([
       `GET ${DEP_PATH}`,
@@ -250,7 +250,7 @@ describe("a Deployment someone scaled down", () => {
     const dep = w.cached(liveDeployment(testApp(), 1));
     const svc = w.cached(liveService(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
-    expect(await w.reconcile()).toEqual(done());
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
 
     const onDeployment = w.writes().filter((a) => a.path === DEP_PATH);
     expect(onDeployment).toHaveLength(1);
@@ -350,7 +350,7 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     const w = world();
     w.cached(leftOver());
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(done());
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
     expect(depWrites.map((a) => a.contentType)).toEqual(["application/json-patch+json", APPLY]);
     expect(depWrites[0]?.body).toEqual([
@@ -370,6 +370,18 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     expect(degraded(w.statusWrites().at(-1))?.status).toBe("False");
   });
 
+  test("not in the cache (its labels were changed) but found by the GET: adopted the same way", async () => {
+    const w = world();
+    w.api.put(DEPLOYMENT_RESOURCE, leftOver());
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
+    expect(depWrites.map((a) => a.contentType)).toEqual(["application/json-patch+json", APPLY]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([
+      { ...previous, uid: "uid-1" },
+    ]);
+  });
+
   test("already adopted on the API server while the cache still shows the old owner: no patch, just the live child", async () => {
     const w = world();
     const stale = w.cached(leftOver());
@@ -378,7 +390,7 @@ describe("children left by a previous WebApp of the same name (deleted and creat
       metadata: { ...stale.metadata, ownerReferences: [{ ...previous, uid: "uid-1" }] },
     });
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(done());
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     expect(
       w
         .writes()
@@ -441,6 +453,113 @@ describe("an invalid spec", () => {
     expect(writes[1]?.body).toMatchObject({ status: { readyReplicas: 3 } });
     expect(degraded(writes[1])?.reason).toBe("InvalidSpec");
     expect(w.events.filter((e) => e.type === "Warning")).toHaveLength(1);
+  });
+});
+
+describe("pods that cannot run", () => {
+  const POD_PATH = "/api/v1/namespaces/default/pods";
+  /** A pod of the WebApp's Deployment whose container waits for `reason`. */
+  const pod = (name: string, waiting?: { reason: string; message: string }): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      namespace: "default",
+      labels: { app: "test-app", "managed-by": "webapp-operator" },
+      ownerReferences: [
+        { apiVersion: "apps/v1", kind: "ReplicaSet", name: "test-app-deployment-5d9", uid: "rs", controller: true },
+      ],
+    },
+    status: {
+      phase: waiting ? "Pending" : "Running",
+      containerStatuses: [{ name: "app", state: waiting ? { waiting } : { running: {} } }],
+    },
+  });
+  const pull = { reason: "ImagePullBackOff", message: 'Back-off pulling image "nginx:nope"' };
+  /** A WebApp whose Deployment runs 1 of 3 pods, stored when its status was last written a minute ago. */
+  function stuck() {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp(), 3));
+    (dep.status as { availableReplicas: number; readyReplicas: number }).availableReplicas = 1;
+    (dep.status as { availableReplicas: number; readyReplicas: number }).readyReplicas = 1;
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    return w;
+  }
+  const podLists = (w: ReturnType<typeof world>) => w.api.actions.filter((a) => a.path === POD_PATH);
+  const lastStatus = (w: ReturnType<typeof world>) =>
+    (w.statusWrites().at(-1)?.body as { status?: WebApp["status"] } | undefined)?.status;
+
+  test("are not read while a WebApp became not Ready less than POD_CHECK_AFTER_MS ago: it looks again then", async () => {
+    const w = world();
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(podLists(w)).toEqual([]);
+  });
+
+  test("make a WebApp not Ready for longer Stalled with the pod's reason and message, with one Warning", async () => {
+    const w = stuck();
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, pod("test-app-a", pull));
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, pod("test-app-b"));
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(podLists(w).map((a) => a.query.labelSelector)).toEqual(["app=test-app,managed-by=webapp-operator"]);
+    const status = lastStatus(w);
+    const stalled = findCondition(status?.conditions, "Stalled");
+    expect(stalled).toMatchObject({ status: "True", reason: "ImagePullBackOff" });
+    expect(stalled?.message).toBe(
+      'pod test-app-a: container app ImagePullBackOff: Back-off pulling image "nginx:nope"; check spec.image (name, tag) and that the nodes can pull it',
+    );
+    expect(findCondition(status?.conditions, "Ready")).toMatchObject({ status: "False", reason: "ImagePullBackOff" });
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["ImagePullBackOff"]);
+    w.resync();
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(w.statusWrites()).toHaveLength(1);
+    expect(w.events.filter((e) => e.type === "Warning")).toHaveLength(1);
+  });
+
+  test("the kubelet alternating ErrImagePull and ImagePullBackOff rewrites the message but sends no second Warning", async () => {
+    const w = stuck();
+    const PODS = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
+    w.api.put(PODS, pod("test-app-a", { reason: "ErrImagePull", message: "not found" }));
+    await w.reconcile();
+    w.resync();
+    w.api.put(PODS, pod("test-app-a", pull));
+    await w.reconcile();
+    expect(w.statusWrites()).toHaveLength(2);
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["ImagePullBackOff"]);
+    w.resync();
+    w.api.put(PODS, pod("test-app-a", { reason: "CrashLoopBackOff", message: "back-off 10s" }));
+    await w.reconcile();
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual([
+      "ImagePullBackOff",
+      "CrashLoopBackOff",
+    ]);
+  });
+
+  test("recovered (the pods run): Stalled is cleared", async () => {
+    const w = stuck();
+    const PODS = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
+    w.api.put(PODS, pod("test-app-a", pull));
+    await w.reconcile();
+    w.resync();
+    w.api.put(PODS, pod("test-app-a"));
+    await w.reconcile();
+    const status = lastStatus(w);
+    expect(findCondition(status?.conditions, "Stalled")?.status).toBe("False");
+    expect(findCondition(status?.conditions, "Reconciling")?.status).toBe("True");
+  });
+
+  test("of someone else (not controlled by one of our ReplicaSets) are not reported", async () => {
+    const w = stuck();
+    const foreign = pod("other", pull);
+    foreign.metadata.ownerReferences = [
+      { apiVersion: "apps/v1", kind: "ReplicaSet", name: "other-5d9", uid: "x", controller: true },
+    ];
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, foreign);
+    await w.reconcile();
+    expect(podLists(w)).toHaveLength(1);
+    expect(w.statusWrites()).toEqual([]); // still the stored status: Reconciling, not Stalled
+    expect(w.events).toEqual([]);
   });
 });
 

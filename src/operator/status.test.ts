@@ -48,7 +48,7 @@ const byType = (st: WebAppStatus) =>
 const withStatus = (app: WebAppObject, status: WebAppStatus): WebAppObject => ({ ...app, status });
 
 describe("computeStatus", () => {
-  test("a fully rolled-out WebApp is Available, not Progressing, not Degraded", () => {
+  test("a fully rolled-out WebApp is Ready and Available, not Reconciling, Stalled, Progressing or Degraded", () => {
     const st = computeStatus(testApp(), deployment(), service(), [], T0);
     expect(st).toMatchObject({
       observedGeneration: 1,
@@ -58,8 +58,11 @@ describe("computeStatus", () => {
       selector: "app=test-app,managed-by=webapp-operator",
     });
     expect(byType(st)).toEqual({
+      Ready: ["True", "Available", "3/3 replicas are ready"],
+      Reconciling: ["False", "AsExpected", "nothing left to do"],
+      Stalled: ["False", "AsExpected", "no problems found"],
       Available: ["True", "DeploymentAvailable", "3/3 replicas are ready"],
-      Progressing: ["False", "RolloutComplete", "3/3 replicas run image nginx:1.25 and are ready"],
+      Progressing: ["False", "RolloutComplete", "3 of 3 replicas ready and available"],
       Degraded: ["False", "AsExpected", "no problems found"],
     });
     expect(
@@ -85,6 +88,9 @@ describe("computeStatus", () => {
     );
     const times = Object.fromEntries(scaling.conditions!.map((c) => [c.type, c.lastTransitionTime]));
     expect(times).toEqual({
+      Ready: "2024-05-01T12:00:30Z",
+      Reconciling: "2024-05-01T12:00:30Z",
+      Stalled: "2024-05-01T12:00:00Z",
       Available: "2024-05-01T12:00:00Z",
       Progressing: "2024-05-01T12:00:30Z",
       Degraded: "2024-05-01T12:00:00Z",
@@ -92,7 +98,7 @@ describe("computeStatus", () => {
     expect(statusEqual(stored, scaling)).toBe(false);
   });
 
-  test("scaling up reports Progressing RollingOut with how many replicas are ready", () => {
+  test("scaling up reports Progressing RollingOut with how many updated replicas are available", () => {
     const st = computeStatus(
       testApp({ replicas: 5 }),
       deployment({ specReplicas: 5, updated: 5, available: 3 }),
@@ -100,7 +106,7 @@ describe("computeStatus", () => {
       [],
       T0,
     );
-    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "3/5 replicas are ready"]);
+    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "3 of 5 updated replicas are available"]);
     expect(byType(st).Available).toEqual(["True", "DeploymentAvailable", "3/5 replicas are ready"]);
   });
 
@@ -115,13 +121,13 @@ describe("computeStatus", () => {
     expect(byType(computeStatus(next, rolling, service(), [], T0)).Progressing).toEqual([
       "True",
       "RollingOut",
-      "updating to image nginx:1.26: 1/3 replicas updated",
+      "1 of 3 new replicas have been updated",
     ]);
   });
 
   test("old replicas still terminating keep the rollout in progress", () => {
     const st = computeStatus(testApp(), deployment({ replicas: 4 }), service(), [], T0);
-    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "1 old replicas are terminating"]);
+    expect(byType(st).Progressing).toEqual(["True", "RollingOut", "1 old replicas are pending termination"]);
   });
 
   test("a change the Deployment controller has not observed yet is in progress whatever the counts say", () => {
@@ -129,7 +135,7 @@ describe("computeStatus", () => {
     expect(byType(st).Progressing).toEqual([
       "True",
       "RollingOut",
-      "waiting for the Deployment controller to observe the latest change",
+      "waiting for the Deployment controller to observe the latest spec",
     ]);
   });
 
@@ -152,7 +158,7 @@ describe("computeStatus", () => {
     expect(byType(st).Progressing).toEqual([
       "False",
       "ProgressDeadlineExceeded",
-      'ReplicaSet "test-app-deployment-5d9" has timed out progressing.',
+      'progress deadline exceeded: ReplicaSet "test-app-deployment-5d9" has timed out progressing.',
     ]);
     const [status, reason, message] = byType(st).Degraded!;
     expect([status, reason]).toEqual(["True", "ProgressDeadlineExceeded"]);
@@ -212,7 +218,7 @@ describe("computeStatus", () => {
     expect(byType(st).Degraded).toEqual([
       "True",
       "InvalidSpec",
-      "the spec is invalid: spec.replicas: must be at least 1 (got 0)",
+      "the spec is invalid: spec.replicas: must be at least 1 (got 0); fix it (kubectl edit webapp test-app -n default)",
     ]);
     expect(st.observedGeneration).toBe(4);
     const reported = computeStatus(bad, deployment(), service(), [{ reason: "InvalidSpec", message: "m" }], T0);
@@ -238,9 +244,80 @@ describe("computeStatus", () => {
     expect(byType(blocked).Progressing).toEqual([
       "False",
       "Blocked",
-      "cannot create the Deployment; see the Degraded condition",
+      "cannot create the Deployment; see the Stalled or Degraded condition",
     ]);
     expect(byType(blocked).Degraded).toEqual(["True", "Forbidden", "cannot create deployments"]);
+  });
+});
+
+describe("the kstatus conditions", () => {
+  const kstatus = (st: WebAppStatus) => {
+    const t = byType(st);
+    return { Ready: t.Ready?.slice(0, 2), Reconciling: t.Reconciling?.[0], Stalled: t.Stalled?.[0] };
+  };
+  const foreign: KubeObject = { metadata: { name: "test-app-deployment", namespace: "default" } };
+  const deadline = {
+    type: "Progressing",
+    status: "False",
+    reason: "ProgressDeadlineExceeded",
+    message: "ReplicaSet x has timed out progressing.",
+  };
+  const cases: [string, () => WebAppStatus, { Ready: string[]; Reconciling: string; Stalled: string }][] = [
+    [
+      "converging (no Deployment yet)",
+      () => computeStatus(testApp(), undefined, undefined, [], T0),
+      { Ready: ["False", "RollingOut"], Reconciling: "True", Stalled: "False" },
+    ],
+    [
+      "scaled up with pods pending",
+      () => computeStatus(testApp({ replicas: 8 }), deployment({ specReplicas: 8, available: 5 }), service(), [], T0),
+      { Ready: ["False", "RollingOut"], Reconciling: "True", Stalled: "False" },
+    ],
+    [
+      "rolled out",
+      () => computeStatus(testApp(), deployment(), service(), [], T0),
+      { Ready: ["True", "Available"], Reconciling: "False", Stalled: "False" },
+    ],
+    [
+      "blocked by a foreign object",
+      () => computeStatus(testApp(), undefined, service(), [resourceExistsProblem("Deployment", foreign)], T0),
+      { Ready: ["False", "ResourceExists"], Reconciling: "False", Stalled: "True" },
+    ],
+    [
+      "forbidden",
+      () => computeStatus(testApp(), undefined, undefined, [{ reason: "Forbidden", message: "m" }], T0),
+      { Ready: ["False", "Forbidden"], Reconciling: "False", Stalled: "True" },
+    ],
+    [
+      "a write that failed and is retried",
+      () => computeStatus(testApp(), deployment(), undefined, [{ reason: "ApplyFailed", message: "500" }], T0),
+      { Ready: ["False", "ApplyFailed"], Reconciling: "True", Stalled: "False" },
+    ],
+    [
+      "past its progress deadline",
+      () => computeStatus(testApp(), deployment({ available: 2, conditions: [deadline] }), service(), [], T0),
+      { Ready: ["False", "ProgressDeadlineExceeded"], Reconciling: "False", Stalled: "True" },
+    ],
+  ];
+  for (const [state, status, want] of cases) {
+    test(`${state}: Ready ${want.Ready.join("/")}, Reconciling ${want.Reconciling}, Stalled ${want.Stalled}`, () => {
+      expect(kstatus(status())).toEqual(want);
+    });
+  }
+
+  test("an invalid spec is Stalled even while its old Deployment runs, with what to fix", () => {
+    const bad: WebAppObject = {
+      metadata: { name: "test-app", namespace: "default", generation: 2 },
+      spec: { image: "nginx:1.25", replicas: 0, port: 80 },
+    };
+    const st = computeStatus(bad, deployment(), service(), [], T0);
+    expect(byType(st).Stalled).toEqual([
+      "True",
+      "InvalidSpec",
+      "the spec is invalid: spec.replicas: must be at least 1 (got 0); fix it (kubectl edit webapp test-app -n default)",
+    ]);
+    expect(byType(st).Ready?.slice(0, 2)).toEqual(["False", "InvalidSpec"]);
+    expect(st.conditions?.every((c) => c.observedGeneration === 2)).toBe(true);
   });
 });
 

@@ -3,25 +3,52 @@
  *
  * Properties:
  * - Level-based: the result depends only on the inputs, never on how the reconciler got there.
- * - Three conditions, always in this order: Available, Progressing, Degraded.
+ * - Six conditions, always in this order: the kstatus three (readiness/kstatus.ts), then the Deployment-style three.
+ *   Ready:       True iff Available and nothing is in progress or failing.
+ *   Reconciling: True while the operator works towards the spec: creating children, a rollout in progress,
+ *                a write failed and is retried.
+ *   Stalled:     True when it cannot progress without someone acting: InvalidSpec, ResourceExists, Forbidden,
+ *                ProgressDeadlineExceeded, ReplicaFailure, a pod failure (podProblems(), readiness/pods.ts).
+ *                Never True together with Reconciling.
  *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and the Service exists.
- *   Progressing: True while a rollout or scale is under way; False when complete or past its deadline.
- *   Degraded:    True iff the spec is invalid, the reconciler reported problems, the rollout exceeded its
- *                progress deadline, or the Deployment cannot create pods (ReplicaFailure).
+ *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
+ *   Degraded:    True iff Stalled is, or a write failed.
+ *   Each has a reason and a message that says what to do; Ready's reason is the cause when it is False.
  * - Stable: a condition keeps its lastTransitionTime while its status is unchanged, so recomputing an
  *   unchanged state gives a status statusEqual() to the stored one, and no write is needed.
  * - An invalid spec is detected here (InvalidSpec, naming the field); the reconciler need not pass it.
- * - Counts come from the Deployment's status (0 without one); observedGeneration is metadata.generation.
+ * - Counts come from the Deployment's status (0 without one); observedGeneration (top level and on every
+ *   condition) is metadata.generation, as kstatus requires.
  */
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
+import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
+import { kstatusConditions, type Progress } from "../readiness/kstatus.ts";
+import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { controllerOf } from "./diff.ts";
 import { CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
 
-export type ProblemReason = "InvalidSpec" | "ResourceExists" | "ApplyFailed" | "Forbidden";
-/** Something that keeps the WebApp from converging; becomes the Degraded condition. */
+/** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
+export type ProblemReason =
+  | "InvalidSpec"
+  | "ResourceExists"
+  | "ApplyFailed"
+  | "Forbidden"
+  | "ProgressDeadlineExceeded"
+  | "ReplicaFailure"
+  | PodFailureReason;
+const STALLS: Record<ProblemReason, boolean> = {
+  ...(Object.fromEntries(POD_FAILURE_REASONS.map((r) => [r, true])) as Record<PodFailureReason, true>),
+  InvalidSpec: true,
+  ResourceExists: true,
+  Forbidden: true,
+  ProgressDeadlineExceeded: true,
+  ReplicaFailure: true,
+  ApplyFailed: false,
+};
+/** Something that keeps the WebApp from converging; becomes the Degraded (and maybe Stalled) condition. */
 export interface Problem {
   reason: ProblemReason;
   /** A sentence for the user that says what to fix. */
@@ -39,6 +66,18 @@ export function resourceExistsProblem(kind: "Deployment" | "Service", obj: KubeO
   };
 }
 
+/** One problem per kind of pod failure, naming the first pod (by name) and how many more, and what to do. */
+export function podProblems(failures: readonly PodFailure[]): Problem[] {
+  const sorted = [...failures].sort((a, b) => a.pod.localeCompare(b.pod));
+  return POD_FAILURE_REASONS.flatMap((reason) => {
+    const these = sorted.filter((f) => f.reason === reason);
+    const first = these[0];
+    if (!first) return [];
+    const more = these.length > 1 ? ` (and ${these.length - 1} more pods)` : "";
+    return [{ reason, message: `pod ${first.pod}${more}: ${first.message}; ${POD_FAILURE_HINT[reason]}` }];
+  });
+}
+
 export function computeStatus(
   webapp: WebAppObject,
   deployment: KubeObject | undefined,
@@ -49,71 +88,34 @@ export function computeStatus(
   const name = webapp.metadata.name ?? "";
   const parsed = parseWebAppSpec(webapp);
   const dep = deployment ? readDeployment(deployment) : undefined;
+  const depImage = deployment ? templateImage(deployment) : undefined;
   const spec = parsed.ok ? parsed.spec : undefined;
   const desiredReplicas = spec?.replicas ?? dep?.specReplicas ?? 0;
-  const desiredImage = spec?.image ?? dep?.image;
-
-  const allProblems: Problem[] = [...problems];
+  const found: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
-    allProblems.unshift({
-      reason: "InvalidSpec",
-      message: `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}`,
-    });
+    const message = `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}; fix it (kubectl edit webapp ${name} -n ${webapp.metadata.namespace})`;
+    found.unshift({ reason: "InvalidSpec", message });
   }
+  const rollout = dep && webAppRollout(dep, depImage, desiredReplicas, spec?.image ?? depImage);
+  if (dep && rollout) found.push(...deploymentProblems(name, dep, rollout));
 
-  const conditions: ConditionState[] = [];
-  const ready = `${dep?.readyReplicas ?? 0}/${desiredReplicas} replicas are ready`;
-  if (!dep)
-    conditions.push(
-      cond(
-        "Available",
-        "False",
-        "DeploymentNotFound",
-        `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
-      ),
-    );
-  else if (!service)
-    conditions.push(
-      cond(
-        "Available",
-        "False",
-        "ServiceNotFound",
-        `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`,
-      ),
-    );
-  else if (dep.available ?? dep.availableReplicas >= desiredReplicas)
-    conditions.push(cond("Available", "True", "DeploymentAvailable", ready));
-  else conditions.push(cond("Available", "False", "DeploymentUnavailable", ready));
-
-  const degraded: { reason: string; message: string }[] = [...allProblems];
-  if (!dep) {
-    conditions.push(
-      allProblems.length > 0
-        ? cond("Progressing", "False", "Blocked", "cannot create the Deployment; see the Degraded condition")
-        : cond("Progressing", "True", "RollingOut", `creating Deployment ${deploymentName(name)}`),
-    );
-  } else {
-    const r = rollout(dep, desiredReplicas, desiredImage);
-    conditions.push(cond("Progressing", r.state === "progressing" ? "True" : "False", r.reason, r.message));
-    if (r.state === "stalled") {
-      degraded.push({
-        reason: "ProgressDeadlineExceeded",
-        message: `Deployment ${deploymentName(name)} made no progress within its deadline (${r.message}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
-      });
-    }
-    if (dep.replicaFailure !== undefined) {
-      degraded.push({
-        reason: "ReplicaFailure",
-        message: `Deployment ${deploymentName(name)} cannot create pods: ${dep.replicaFailure}`,
-      });
-    }
-  }
-  const first = degraded[0];
-  conditions.push(
-    first
-      ? cond("Degraded", "True", first.reason, degraded.map((d) => d.message).join("; "))
-      : cond("Degraded", "False", "AsExpected", "no problems found"),
-  );
+  const available = availableCondition(name, dep, service, desiredReplicas);
+  const progressing: ConditionState = rollout
+    ? cond(
+        "Progressing",
+        rollout.kind === "progressing",
+        rollout.kind === "progressing" ? "RollingOut" : rollout.reason,
+        rollout.message,
+      )
+    : found.length > 0
+      ? cond("Progressing", false, "Blocked", "cannot create the Deployment; see the Stalled or Degraded condition")
+      : cond("Progressing", true, "RollingOut", `creating Deployment ${deploymentName(name)}`);
+  const first = found[0];
+  const degraded = first
+    ? cond("Degraded", true, first.reason, found.map((d) => d.message).join("; "))
+    : cond("Degraded", false, "AsExpected", "no problems found");
+  const progress = progressOf(found, available, progressing);
+  const conditions = [...kstatusConditions(progress), available, progressing, degraded];
 
   const generation = webapp.metadata.generation;
   return {
@@ -124,6 +126,63 @@ export function computeStatus(
     selector: webAppSelector(name),
     conditions: withTransitionTimes(conditions, webapp.status?.conditions, now, generation),
   };
+}
+
+/** Stalled on anything that needs someone to act; else reconciling while not available or in progress; else ready. */
+function progressOf(found: readonly Problem[], available: ConditionState, progressing: ConditionState): Progress {
+  const stalls = found.filter((p) => STALLS[p.reason]);
+  const stall = stalls[0];
+  if (stall) return { kind: "stalled", reason: stall.reason, message: stalls.map((p) => p.message).join("; ") };
+  const retry = found[0];
+  if (retry) return { kind: "reconciling", reason: retry.reason, message: `${retry.message}; retrying with backoff` };
+  if (progressing.status === "True")
+    return { kind: "reconciling", reason: progressing.reason, message: progressing.message };
+  if (available.status !== "True") return { kind: "reconciling", reason: available.reason, message: available.message };
+  return { kind: "ready", reason: "Available", message: available.message };
+}
+
+function availableCondition(
+  name: string,
+  dep: DeploymentView | undefined,
+  service: KubeObject | undefined,
+  desired: number,
+): ConditionState {
+  const ready = `${dep?.readyReplicas ?? 0}/${desired} replicas are ready`;
+  if (!dep)
+    return cond(
+      "Available",
+      false,
+      "DeploymentNotFound",
+      `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
+    );
+  if (!service)
+    return cond(
+      "Available",
+      false,
+      "ServiceNotFound",
+      `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`,
+    );
+  return (dep.available ?? dep.availableReplicas >= desired)
+    ? cond("Available", true, "DeploymentAvailable", ready)
+    : cond("Available", false, "DeploymentUnavailable", ready);
+}
+
+/** What the Deployment itself reports as stuck: its progress deadline passed, or it cannot create pods. */
+function deploymentProblems(name: string, dep: DeploymentView, rollout: RolloutState): Problem[] {
+  const problems: Problem[] = [];
+  if (rollout.kind === "failed") {
+    problems.push({
+      reason: "ProgressDeadlineExceeded",
+      message: `Deployment ${deploymentName(name)} made no progress within its deadline (${dep.progressDeadlineExceeded}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
+    });
+  }
+  if (dep.replicaFailure !== undefined) {
+    problems.push({
+      reason: "ReplicaFailure",
+      message: `Deployment ${deploymentName(name)} cannot create pods: ${dep.replicaFailure}`,
+    });
+  }
+  return problems;
 }
 
 /** True iff writing `next` over `current` would change nothing a user can see. */
@@ -140,87 +199,34 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
   );
 }
 
-function cond(type: string, status: "True" | "False", reason: string, message: string): ConditionState {
-  return { type, status, reason, message };
+function cond(type: string, on: boolean, reason: string, message: string): ConditionState {
+  return { type, status: on ? "True" : "False", reason, message };
 }
 
-/** What status computation needs from a live Deployment, read defensively from its JSON. */
-interface DeploymentView {
-  generation: number;
-  observedGeneration: number;
-  specReplicas: number | undefined;
-  /** Image of the "app" container in the Deployment's pod template. */
-  image: string | undefined;
-  replicas: number;
-  updatedReplicas: number;
-  readyReplicas: number;
-  availableReplicas: number;
-  /** The Deployment's own Available condition; undefined before the controller has set it. */
-  available: boolean | undefined;
-  progressDeadlineExceeded: string | undefined;
-  /** Message of a True ReplicaFailure condition (e.g. quota exceeded). */
-  replicaFailure: string | undefined;
+/** Image of the "app" container in a Deployment's pod template. */
+function templateImage(obj: KubeObject): string | undefined {
+  const spec = record(record(record(obj.spec).template).spec);
+  const containers = Array.isArray(spec.containers) ? spec.containers.map(record) : [];
+  const image = containers.find((c) => c.name === CONTAINER_NAME)?.image;
+  return typeof image === "string" ? image : undefined;
 }
 
-function readDeployment(obj: KubeObject): DeploymentView {
-  const spec = record(obj.spec);
-  const status = record(obj.status);
-  const containers = array(record(record(spec.template).spec).containers).map(record);
-  const conditions = array(status.conditions).map(record);
-  const condition = (type: string) => conditions.find((c) => c.type === type);
-  const progressing = condition("Progressing");
-  const failure = condition("ReplicaFailure");
-  const available = condition("Available");
-  return {
-    generation: num(obj.metadata.generation),
-    observedGeneration: num(status.observedGeneration),
-    specReplicas: typeof spec.replicas === "number" ? spec.replicas : undefined,
-    image: str(containers.find((c) => c.name === CONTAINER_NAME)?.image),
-    replicas: num(status.replicas),
-    updatedReplicas: num(status.updatedReplicas),
-    readyReplicas: num(status.readyReplicas),
-    availableReplicas: num(status.availableReplicas),
-    available: available === undefined ? undefined : available.status === "True",
-    progressDeadlineExceeded:
-      progressing?.status === "False" && progressing.reason === "ProgressDeadlineExceeded"
-        ? (str(progressing.message) ?? "")
-        : undefined,
-    replicaFailure: failure?.status === "True" ? (str(failure.message) ?? str(failure.reason) ?? "") : undefined,
-  };
-}
-
-type Rollout = { state: "progressing" | "complete" | "stalled"; reason: string; message: string };
-
-/** Where the Deployment's rollout stands, checked in the order kubectl rollout status uses. */
-function rollout(dep: DeploymentView, desired: number, image: string | undefined): Rollout {
-  const progressing = (message: string): Rollout => ({ state: "progressing", reason: "RollingOut", message });
-  if (dep.generation > dep.observedGeneration)
-    return progressing("waiting for the Deployment controller to observe the latest change");
-  if (dep.progressDeadlineExceeded !== undefined) {
-    return {
-      state: "stalled",
-      reason: "ProgressDeadlineExceeded",
-      message: dep.progressDeadlineExceeded || "progress deadline exceeded",
-    };
-  }
-  if (image !== undefined && dep.image !== image) return progressing(`updating to image ${image}`);
+/**
+ * The WebApp's rollout: in progress while the Deployment does not carry the WebApp's image and replicas yet
+ * (our apply is not in the cache, or failed), then what `kubectl rollout status` would say (readiness/).
+ */
+function webAppRollout(
+  dep: DeploymentView,
+  depImage: string | undefined,
+  desired: number,
+  image: string | undefined,
+): RolloutState {
+  if (image !== undefined && depImage !== image)
+    return { kind: "progressing", reason: "SpecNotObserved", message: `updating to image ${image}` };
   if (dep.specReplicas !== undefined && dep.specReplicas !== desired)
-    return progressing(`scaling to ${desired} replicas`);
-  if (dep.updatedReplicas < desired)
-    return progressing(`updating to image ${image}: ${dep.updatedReplicas}/${desired} replicas updated`);
-  if (dep.replicas > dep.updatedReplicas)
-    return progressing(`${dep.replicas - dep.updatedReplicas} old replicas are terminating`);
-  if (dep.readyReplicas < desired) return progressing(`${dep.readyReplicas}/${desired} replicas are ready`);
-  if (dep.availableReplicas < desired) return progressing(`${dep.availableReplicas}/${desired} replicas are available`);
-  return {
-    state: "complete",
-    reason: "RolloutComplete",
-    message: `${desired}/${desired} replicas run image ${image} and are ready`,
-  };
+    return { kind: "progressing", reason: "SpecNotObserved", message: `scaling to ${desired} replicas` };
+  return rolloutState(dep);
 }
 
 const record = (x: unknown): Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
-const array = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
-const num = (x: unknown): number => (typeof x === "number" ? x : 0);
-const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);

@@ -9,7 +9,8 @@
  *   interrupted build never looks complete. Nothing is built when all binaries are present.
  * - Build flags match a plain `go build -trimpath` with CGO off (goEnv), so Go's build cache is shared.
  * - Progress goes to stderr: what is building, then elapsed time and packages compiled every 30 s.
- * - kwokStages(): absolute paths of the five KWOK stage YAMLs, fetched with `go mod download` if missing.
+ * - kwokStages(): absolute paths of the five KWOK stage YAMLs, fetched with `go mod download` if missing,
+ *   then the suites' own stages in ./stages.
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -186,7 +187,9 @@ export async function kwokStages(): Promise<string[]> {
     await run([goBinary(), "mod", "download", "sigs.k8s.io/kwok"], { cwd, env: goEnv() });
   const missing = files.filter((f) => !existsSync(f));
   if (missing.length > 0) throw new Error(`KWOK stage files missing after go mod download: ${missing.join(", ")}`);
-  return files;
+  // The suites' own stages (stages/*.yaml), e.g. pods stuck in ImagePullBackOff for the status tests.
+  const own = (await readdir(join(import.meta.dir, "stages"))).filter((f) => f.endsWith(".yaml")).sort();
+  return [...files, ...own.map((f) => join(import.meta.dir, "stages", f))];
 }
 
 /** `go` from PATH, else the official install location (/usr/local/go); prereqs.ts checks its version. */

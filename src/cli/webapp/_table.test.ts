@@ -17,34 +17,51 @@ describe("the WebApp table", () => {
       "5",
       "",
       "",
+      "",
       "3m",
     ]);
     const converged = wa("my-service", "default", {
       status: {
-        readyReplicas: 5,
+        availableReplicas: 5,
         conditions: [
           {
-            type: "Available",
+            type: "Ready",
             status: "True",
-            reason: "MinimumReplicasAvailable",
+            reason: "Available",
             message: "",
             lastTransitionTime: "2024-05-01T11:58:00Z",
           },
         ],
       },
     });
-    expect(webAppRow(converged, NOW)).toEqual(["my-service", "myregistry/myapp:v2.1.0", "5", "5", "True", "3m"]);
+    expect(webAppRow(converged, NOW)).toEqual([
+      "my-service",
+      "myregistry/myapp:v2.1.0",
+      "5",
+      "5",
+      "True",
+      "Available",
+      "3m",
+    ]);
   });
 
   test("puts NAMESPACE first for all namespaces", () => {
     expect(webAppTable([wa("a", "team-a"), wa("bb", "default")], NOW, true)).toBe(
-      "NAMESPACE   NAME   IMAGE                     DESIRED   READY   AVAILABLE   AGE\n" +
-        "team-a      a      myregistry/myapp:v2.1.0   5                             3m\n" +
-        "default     bb     myregistry/myapp:v2.1.0   5                             3m",
+      "NAMESPACE   NAME   IMAGE                     DESIRED   AVAILABLE   READY   REASON   AGE\n" +
+        "team-a      a      myregistry/myapp:v2.1.0   5                                      3m\n" +
+        "default     bb     myregistry/myapp:v2.1.0   5                                      3m",
     );
   });
 
   test("a spec that is not an object still prints a row", () => {
-    expect(webAppRow({ metadata: { name: "x" }, spec: "nonsense" }, NOW)).toEqual(["x", "", "", "", "", "<unknown>"]);
+    expect(webAppRow({ metadata: { name: "x" }, spec: "nonsense" }, NOW)).toEqual([
+      "x",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "<unknown>",
+    ]);
   });
 });

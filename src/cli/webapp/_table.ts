@@ -1,13 +1,13 @@
 /**
  * The WebApp table, column for column what `kubectl get webapps` prints from the CRD's printer
- * columns: NAME IMAGE DESIRED READY AVAILABLE AGE (NAMESPACE first with -A); `-o wide` adds PORT,
+ * columns: NAME IMAGE DESIRED AVAILABLE READY REASON AGE (NAMESPACE first with -A); `-o wide` adds PORT,
  * PROGRESSING and DEGRADED. A value the object does not have is an empty cell, as kubectl leaves it.
  * Pure: `now` is given.
  */
 import type { WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 
-export const HEADERS = ["NAME", "IMAGE", "DESIRED", "READY", "AVAILABLE", "AGE"] as const;
+export const HEADERS = ["NAME", "IMAGE", "DESIRED", "AVAILABLE", "READY", "REASON", "AGE"] as const;
 export const WIDE_HEADERS = ["PORT", "PROGRESSING", "DEGRADED"] as const;
 
 const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
@@ -24,8 +24,9 @@ export function webAppRow(w: WebAppObject, now: number, wide = false): string[] 
     text(w.metadata.name),
     text(spec.image),
     text(spec.replicas),
-    text(w.status?.readyReplicas),
-    condition(w, "Available"),
+    text(w.status?.availableReplicas),
+    condition(w, "Ready"),
+    text(w.status?.conditions?.find((c) => c.type === "Ready")?.reason),
     created === undefined ? "<unknown>" : humanDuration(now - created),
   ];
   return wide ? [...row, text(spec.port), condition(w, "Progressing"), condition(w, "Degraded")] : row;

@@ -1,0 +1,86 @@
+/**
+ * The kstatus conventions (sigs.k8s.io/cli-utils/pkg/kstatus, the rules Flux, Helm 4 `--wait`, kpt and
+ * cli-utils appliers decide "is it ready?" with), both sides of them. Pure.
+ *
+ * Properties:
+ * - kstatusConditions() publishes Ready, Reconciling and Stalled for one of three states, exactly one of
+ *   which holds: ready (Ready=True), reconciling (Reconciling=True), stalled (Stalled=True). Reconciling and
+ *   Stalled are never both True (kstatus reads whichever it meets first). Ready's reason is the cause when
+ *   False, so a REASON printer column says why.
+ * - kstatusOf() is kstatus's generic rules for a custom resource (cli-utils v0.37.2 status.Compute without the
+ *   built-in kinds' rules): deletionTimestamp → Terminating; status.observedGeneration ≠ metadata.generation →
+ *   InProgress; the first of Reconciling=True (InProgress) / Stalled=True (Failed) in list order; else Ready
+ *   (True: Current, False/Unknown: InProgress); else Current. tests/kstatus.test.ts checks it against kstatus.
+ */
+import type { KubeObject } from "../kube/types.ts";
+
+export type Progress =
+  | { kind: "ready"; reason: string; message: string }
+  | { kind: "reconciling"; reason: string; message: string }
+  | { kind: "stalled"; reason: string; message: string };
+
+/** A metav1.Condition before lastTransitionTime/observedGeneration are stamped (api/conditions.ts ConditionState). */
+export interface KstatusCondition {
+  type: "Ready" | "Reconciling" | "Stalled";
+  status: "True" | "False";
+  reason: string;
+  message: string;
+}
+
+export const AS_EXPECTED = "AsExpected";
+
+export function kstatusConditions(p: Progress): KstatusCondition[] {
+  const cond = (type: KstatusCondition["type"], on: boolean, reason: string, message: string): KstatusCondition => ({
+    type,
+    status: on ? "True" : "False",
+    reason,
+    message,
+  });
+  switch (p.kind) {
+    case "ready":
+      return [
+        cond("Ready", true, p.reason, p.message),
+        cond("Reconciling", false, AS_EXPECTED, "nothing left to do"),
+        cond("Stalled", false, AS_EXPECTED, "no problems found"),
+      ];
+    case "reconciling":
+      return [
+        cond("Ready", false, p.reason, p.message),
+        cond("Reconciling", true, p.reason, p.message),
+        cond("Stalled", false, AS_EXPECTED, "no problems found"),
+      ];
+    case "stalled":
+      return [
+        cond("Ready", false, p.reason, p.message),
+        cond("Reconciling", false, p.reason, "stopped: cannot make progress until someone acts; see Stalled"),
+        cond("Stalled", true, p.reason, p.message),
+      ];
+  }
+}
+
+export type KstatusStatus = "InProgress" | "Failed" | "Current" | "Terminating";
+
+/** kstatus's verdict on a custom resource, with its message. */
+export function kstatusOf(obj: KubeObject): { status: KstatusStatus; message: string } {
+  if (obj.metadata.deletionTimestamp) return { status: "Terminating", message: "Resource scheduled for deletion" };
+  const status = record(obj.status);
+  const generation = obj.metadata.generation;
+  const observed = status.observedGeneration;
+  if (typeof generation === "number" && typeof observed === "number" && observed !== generation) {
+    const message = `${obj.kind} generation is ${generation}, but latest observed generation is ${observed}`;
+    return { status: "InProgress", message };
+  }
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).map(record);
+  for (const c of conditions) {
+    if (c.type === "Reconciling" && c.status === "True") return { status: "InProgress", message: text(c) };
+    if (c.type === "Stalled" && c.status === "True") return { status: "Failed", message: text(c) };
+  }
+  const ready = conditions.find((c) => c.type === "Ready");
+  if (ready?.status === "True") return { status: "Current", message: "Resource is Ready" };
+  if (ready?.status === "False" || ready?.status === "Unknown") return { status: "InProgress", message: text(ready) };
+  return { status: "Current", message: "Resource is current" };
+}
+
+const text = (c: Record<string, unknown>) => (typeof c.message === "string" ? c.message : "");
+const record = (x: unknown): Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};

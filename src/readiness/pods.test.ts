@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../kube/types.ts";
+import { podFailure } from "./pods.ts";
+
+const pod = (status: unknown): KubeObject => ({ kind: "Pod", metadata: { name: "web-abc" }, status });
+const waiting = (reason: string, message?: string, init = false) =>
+  pod({
+    phase: "Pending",
+    [init ? "initContainerStatuses" : "containerStatuses"]: [
+      { name: "app", state: { waiting: { reason, ...(message ? { message } : {}) } } },
+    ],
+  });
+
+describe("podFailure", () => {
+  test("each waiting reason that needs someone to act is a failure, with the container and the kubelet's message", () => {
+    for (const r of [
+      "InvalidImageName",
+      "ErrImageNeverPull",
+      "CrashLoopBackOff",
+      "CreateContainerConfigError",
+      "CreateContainerError",
+      "RunContainerError",
+      "ImagePullBackOff",
+    ]) {
+      expect(podFailure(waiting(r, "m"))).toEqual({
+        pod: "web-abc",
+        reason: r as never,
+        message: `container app ${r}: m`,
+      });
+    }
+  });
+
+  test("ErrImagePull and ImagePullBackOff are the same failure, so the kubelet's alternation changes nothing", () => {
+    expect(podFailure(waiting("ErrImagePull", "not found"))?.reason).toBe("ImagePullBackOff");
+    expect(podFailure(waiting("ErrImagePull", "not found"))?.message).toBe("container app ErrImagePull: not found");
+  });
+
+  test("an init container's failure counts too", () => {
+    expect(podFailure(waiting("CrashLoopBackOff", undefined, true))?.message).toBe("container app CrashLoopBackOff");
+  });
+
+  test("a pod the scheduler cannot place is Unschedulable with the scheduler's message", () => {
+    const p = pod({
+      phase: "Pending",
+      conditions: [
+        { type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/1 nodes are available" },
+      ],
+    });
+    expect(podFailure(p)).toEqual({
+      pod: "web-abc",
+      reason: "Unschedulable",
+      message: "cannot be scheduled: 0/1 nodes are available",
+    });
+  });
+
+  test("starting, running and unknown states are not failures", () => {
+    expect(podFailure(waiting("ContainerCreating"))).toBeUndefined();
+    expect(podFailure(waiting("PodInitializing"))).toBeUndefined();
+    expect(podFailure(pod({ containerStatuses: [{ name: "app", state: { running: {} } }] }))).toBeUndefined();
+    expect(podFailure(pod(undefined))).toBeUndefined();
+    expect(podFailure(pod({ conditions: [{ type: "PodScheduled", status: "False", reason: "SchedulerError" }] }))).toBe(
+      undefined,
+    );
+  });
+});

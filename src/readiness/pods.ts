@@ -1,0 +1,73 @@
+/**
+ * Why a pod cannot run, read from its status the way `kubectl describe pod` shows it. Pure.
+ *
+ * Properties:
+ * - podFailure() reports a container (init containers first) waiting for one of POD_FAILURE_REASONS, or a pod
+ *   the scheduler cannot place (PodScheduled=False, reason Unschedulable, with the scheduler's message);
+ *   anything else (ContainerCreating, PodInitializing, running) is not a failure.
+ * - ErrImagePull and ImagePullBackOff are one failure (ImagePullBackOff): the kubelet alternates between them.
+ * - Reads any JSON defensively; a missing field is absent.
+ */
+import type { KubeObject, ResourceType } from "../kube/types.ts";
+
+export const POD_RESOURCE: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
+
+/** Waiting reasons that do not resolve without someone acting (the kubelet retries them with back-off). */
+export const POD_FAILURE_REASONS = [
+  "ImagePullBackOff",
+  "InvalidImageName",
+  "ErrImageNeverPull",
+  "CrashLoopBackOff",
+  "CreateContainerConfigError",
+  "CreateContainerError",
+  "RunContainerError",
+  "Unschedulable",
+] as const;
+export type PodFailureReason = (typeof POD_FAILURE_REASONS)[number];
+
+export interface PodFailure {
+  pod: string;
+  reason: PodFailureReason;
+  /** The kubelet's or the scheduler's own words, with the container's name. */
+  message: string;
+}
+
+const ALIASES: Record<string, PodFailureReason> = { ErrImagePull: "ImagePullBackOff" };
+
+export function podFailure(pod: KubeObject): PodFailure | undefined {
+  const name = pod.metadata.name ?? "";
+  const status = record(pod.status);
+  const containers = [...array(status.initContainerStatuses), ...array(status.containerStatuses)].map(record);
+  for (const c of containers) {
+    const waiting = record(record(c.state).waiting);
+    const raw = typeof waiting.reason === "string" ? waiting.reason : "";
+    const reason = ALIASES[raw] ?? (POD_FAILURE_REASONS as readonly string[]).find((r) => r === raw);
+    if (!reason) continue;
+    const detail = typeof waiting.message === "string" && waiting.message ? `: ${waiting.message}` : "";
+    return { pod: name, reason: reason as PodFailureReason, message: `container ${String(c.name)} ${raw}${detail}` };
+  }
+  const scheduled = array(status.conditions)
+    .map(record)
+    .find((c) => c.type === "PodScheduled");
+  if (scheduled?.status === "False" && scheduled.reason === "Unschedulable") {
+    const message = typeof scheduled.message === "string" ? scheduled.message : "";
+    return { pod: name, reason: "Unschedulable", message: `cannot be scheduled: ${message}` };
+  }
+  return undefined;
+}
+
+/** What to do about each failure, for the WebApp's message. */
+export const POD_FAILURE_HINT: Record<PodFailureReason, string> = {
+  ImagePullBackOff: "check spec.image (name, tag) and that the nodes can pull it",
+  InvalidImageName: "fix spec.image: it is not a valid image reference",
+  ErrImageNeverPull: "the image is not on the node and may not be pulled: import it, or use one that is",
+  CrashLoopBackOff: "the container keeps exiting: read its logs (kubectl logs --previous)",
+  CreateContainerConfigError: "the container's configuration is broken (a missing Secret or ConfigMap?)",
+  CreateContainerError: "the runtime could not create the container: see kubectl describe pod",
+  RunContainerError: "the runtime could not start the container: see kubectl describe pod",
+  Unschedulable: "no node can take the pod: add capacity or lower spec.replicas",
+};
+
+const record = (x: unknown): Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
+const array = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
