@@ -1,20 +1,14 @@
 # devctl operator image: the same single executable users download, run as `devctl operator run`.
-#   docker build --build-arg DEVCTL_COMMIT=$(git rev-parse --short=12 HEAD) -t devctl:dev .
-# Stage 1 builds the executable with Bun (installed from npm as a devDependency, like everywhere else).
-FROM node:22-bookworm-slim AS build
-WORKDIR /src
-COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY bunfig.toml tsconfig.json ./
-COPY src ./src
-ARG DEVCTL_COMMIT=unknown
-ENV DEVCTL_COMMIT=${DEVCTL_COMMIT}
-RUN npm run build && ./dist/devctl --version
-
-# Stage 2: glibc + libstdc++ only (what the Bun runtime links against), no shell, no package manager.
-FROM gcr.io/distroless/cc-debian12:nonroot
-COPY --from=build /src/dist/devctl /usr/local/bin/devctl
-# 65532 = nonroot in distroless; install's Deployment also sets runAsNonRoot and a read-only root filesystem.
+# Nothing is pulled: the only stage starts FROM scratch. The build context is staged by `npm run image`
+# (src/build/image.ts), which also builds this file with buildah, podman or docker:
+#   npm run image                         # builds dist/devctl, stages dist/image/, builds, prints IMAGE=<ref>
+#   npm run image -- --stage-only && docker build -t devctl:dev .   # the same with your own builder
+# dist/image/rootfs/ holds exactly the shared libraries `ldd dist/devctl` names (glibc from the
+# build machine's pinned Debian package), /etc/passwd and /etc/group with the user 65532, and /tmp.
+FROM scratch
+COPY dist/image/rootfs/ /
+COPY dist/devctl /devctl
+# 65532 = "nonroot"; install's Deployment also sets runAsNonRoot and a read-only root filesystem.
 USER 65532:65532
 EXPOSE 8080 8081
-ENTRYPOINT ["/usr/local/bin/devctl", "operator", "run"]
+ENTRYPOINT ["/devctl", "operator", "run"]

@@ -1,5 +1,6 @@
 /**
- * kubectl for suites that run it around API-server faults: with its HTTP cache switched off.
+ * kubectl for suites that run it around API-server faults: the pinned v1.36.3 build (KUBECTL, from
+ * tests/cluster/kubectl.ts, like every suite's), with its HTTP cache switched off.
  *
  * Why: kubectl's disk cache (~/.kube/cache/http) stores whatever the API server answers, including the
  * `429 Too Many Requests, Retry-After: 5` ("The apiserver is shutting down") of a server that is
@@ -8,7 +9,9 @@
  * that cannot be created (under /dev/null) makes kubectl cache nothing, silently; it then reads discovery
  * from the server on each call (a few ms on the local cluster).
  */
-import { kubectl as sharedKubectl } from "./_support.ts";
+import { KUBECTL, kubectl as sharedKubectl } from "./_support.ts";
+
+export { KUBECTL };
 
 export const KUBECTL_CACHE_DIR = "/dev/null/devctl-tests-no-kubectl-cache";
 

@@ -11,6 +11,7 @@ import { createKubeClient } from "../src/kube/client.ts";
 import { isNotFound } from "../src/kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../src/kube/types.ts";
 import { testKubeconfig } from "./cluster/env.ts";
+import { kubectlPath } from "./cluster/kubectl.ts";
 
 /** Integration tests wait on a real API server and its controllers. */
 setDefaultTimeout(120_000);
@@ -63,6 +64,8 @@ export const CRDS: ResourceType = {
 };
 
 export const kubeconfig = await testKubeconfig();
+/** kubectl v1.36.3 built from the pinned module (tests compare its exact wording and tables). */
+export const KUBECTL = kubectlPath();
 export const kube: KubeClient = createKubeClient({ kubeconfig });
 
 /** Runs a command to completion; returns exit code and output (never throws). */
@@ -86,10 +89,7 @@ export function sh(
  */
 const kubectlCache = mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
 export const kubectl = (args: string[], stdin?: string) =>
-  sh(
-    ["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args],
-    stdin !== undefined ? { stdin } : {},
-  );
+  sh([KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args], stdin !== undefined ? { stdin } : {});
 export const devctl = (args: string[], env: Record<string, string | undefined> = {}, stdin?: string) =>
   sh([DEVCTL, ...args], { env: { KUBECONFIG: kubeconfig, ...env }, ...(stdin !== undefined ? { stdin } : {}) });
 

@@ -19,6 +19,7 @@ import { bareValueOf, parserOf } from "../src/cli/_flags.ts";
 import { type AnyCommand, argsOf, run as runEntry, subCommandsOf } from "../src/cli/_run.ts";
 import { suggest } from "../src/cli/_suggest.ts";
 import { devctl as root } from "../src/cli/index.ts";
+import { kubectlPath } from "./cluster/kubectl.ts";
 
 const DEVCTL = resolve(import.meta.dir, "../dist/devctl");
 const scratch = mkdtempSync(join(tmpdir(), "devctl-matrix-"));
@@ -401,7 +402,7 @@ describe("as a kubectl plugin", () => {
     Bun.spawnSync(["ln", "-sf", DEVCTL, join(bin, "kubectl-devctl")]);
     const env = { PATH: `${bin}:${process.env.PATH}` };
     const viaKubectl = (args: string[]) => {
-      const r = Bun.spawnSync(["kubectl", "devctl", ...args], { env: { ...process.env, ...ENV, ...env } });
+      const r = Bun.spawnSync([kubectlPath(), "devctl", ...args], { env: { ...process.env, ...ENV, ...env } });
       return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
     };
     expect(viaKubectl(["version", "--client"])).toEqual(await run(["version", "--client"]));

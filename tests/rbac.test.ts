@@ -19,7 +19,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { KubeObject, ResourceType } from "../src/kube/types.ts";
 import { KUBECTL_CACHE_DIR, kubectl } from "./_kubectl.ts";
-import { devctl, kube, kubeconfig, tempNamespace } from "./_support.ts";
+import { devctl, KUBECTL, kube, kubeconfig, tempNamespace } from "./_support.ts";
 
 setDefaultTimeout(120_000);
 
@@ -207,7 +207,7 @@ describe("the installed operator's ServiceAccount", () => {
     const granted = (ns: string) => {
       const r = Bun.spawnSync(
         [
-          "kubectl",
+          KUBECTL,
           "--kubeconfig",
           kubeconfig,
           "--cache-dir",

@@ -10,23 +10,13 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { gitCommit, readVersion } from "./_meta.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const RELEASE_TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const;
 
-function gitCommit(): string {
-  if (process.env.DEVCTL_COMMIT && process.env.DEVCTL_COMMIT !== "unknown") return process.env.DEVCTL_COMMIT;
-  const r = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stderr: "ignore" });
-  const sha = r.exitCode === 0 ? r.stdout.toString().trim() : "unknown";
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], {
-    cwd: root,
-    stderr: "ignore",
-  });
-  return sha !== "unknown" && dirty.stdout.toString().trim() ? `${sha}-dirty` : sha;
-}
-
 function compile(outfile: string, target?: string): void {
-  const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+  const version = readVersion();
   const args = [
     "build",
     "src/main.ts",

@@ -2,8 +2,9 @@
  * TEST DOUBLE — imported by *.test.ts files only.
  *
  * The runtime's scripted fake client (runtime/_fake-kube.ts) plus what install needs:
- * - `apply` stores the object merged over what is there and bumps resourceVersion only when a field
- *   it sets differs (as a server-side apply no-op does not write);
+ * - `apply` records its options (field manager, force) with the call, stores the object merged over
+ *   what is there and bumps resourceVersion only when a field it sets differs (as a server-side apply
+ *   no-op does not write);
  * - SelfSubjectAccessReviews answer `allowed` unless `deny` says otherwise;
  * - `listAll` answers from the stored objects of that resource (and namespace, if given).
  */
@@ -46,8 +47,9 @@ export function createFakeCluster(now: () => number = () => 0): FakeCluster {
       base.calls.push({ method: "create", rt, at: now(), args: { obj: structuredClone(obj) } });
       return { ...obj, status: { allowed: !cluster.deny(attrs) } } as T;
     },
-    async apply<T extends KubeObject>(rt: ResourceType, obj: KubeObject) {
-      base.calls.push({ method: "apply", rt, at: now(), args: { obj: structuredClone(obj) } });
+    async apply<T extends KubeObject>(rt: ResourceType, obj: KubeObject, o?: Parameters<FakeKube["apply"]>[2]) {
+      const { signal: _s, ...options } = o ?? ({} as NonNullable<typeof o>);
+      base.calls.push({ method: "apply", rt, at: now(), args: { obj: structuredClone(obj), options } });
       const err = base.failWith?.("apply", rt, obj.metadata.name);
       if (err) throw err;
       applied.push(`${obj.kind}/${obj.metadata.name}`);

@@ -72,6 +72,8 @@ describe("applyAll", () => {
       onApplied: (r) => seen.push(`${r.name} ${r.action}`),
     });
     expect(fake.applied).toEqual(objects.map((o) => `${o.kind}/${o.metadata.name}`));
+    const applies = fake.calls.filter((c) => c.method === "apply");
+    expect(applies.map((c) => c.args.options)).toEqual(objects.map(() => ({ fieldManager: "devctl", force: true })));
     expect(results.map((r) => r.action)).toEqual(objects.map(() => "created"));
     expect(seen[0]).toBe("customresourcedefinition.apiextensions.k8s.io/webapps.apps.example.com created");
   });

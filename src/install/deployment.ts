@@ -12,8 +12,11 @@
  * - terminationGracePeriodSeconds (40) exceeds the operator's shutdown timeout (30 s), so in-flight
  *   reconciles finish and the Lease is released before SIGKILL.
  * - With more than one replica, a preferred pod anti-affinity spreads replicas across nodes.
+ * - nodeSelector, tolerations, imagePullPolicy and imagePullSecrets appear only when given.
+ * - Resources: a memory request and limit sized from the measured footprint (resources.ts), no CPU limit.
  */
 import type { KubeObject } from "../kube/types.ts";
+import { containerResources, type ContainerResources } from "./resources.ts";
 
 export const CONTAINER_NAME = "operator";
 export const METRICS_PORT = 8080;
@@ -22,17 +25,6 @@ export const HEALTH_PORT = 8081;
 export const TERMINATION_GRACE_SECONDS = 40;
 /** distroless "nonroot" user and group. */
 export const RUN_AS_USER = 65532;
-
-/**
- * Sized from the measured footprint: the compiled operator idles at ~60 MiB RSS watching a few
- * WebApps (Bun's runtime is most of it; see the in-cluster test in tests/cli.test.ts, which measures
- * it). Requests cover the idle state; the memory limit leaves 3x headroom for caches of thousands of
- * objects and watch bursts. No CPU limit: throttling a controller only delays reconciles.
- */
-export const RESOURCES = {
-  requests: { cpu: "50m", memory: "64Mi" },
-  limits: { memory: "192Mi" },
-} as const;
 
 export interface DeploymentParams {
   name: string;
@@ -45,6 +37,21 @@ export interface DeploymentParams {
   labels: Record<string, string>;
   /** The pod selector, also the pod template's labels. Immutable once created. */
   selector: Record<string, string>;
+  /** Scheduling and pulling, each left out of the object when unset (the API server's defaults apply). */
+  nodeSelector?: Record<string, string>;
+  tolerations?: Toleration[];
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  imagePullSecrets?: string[];
+  /** Default: sized from the measured footprint (resources.ts). */
+  resources?: ContainerResources;
+}
+
+/** core/v1 Toleration, as install sets it. */
+export interface Toleration {
+  key: string;
+  operator: "Equal" | "Exists";
+  value?: string;
+  effect?: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
 /** The container's arguments after the image's ENTRYPOINT (`devctl operator run`). */
@@ -85,18 +92,24 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
             seccompProfile: { type: "RuntimeDefault" },
           },
           ...(p.replicas > 1 ? { affinity: spreadAcrossNodes(p.selector) } : {}),
+          ...(p.nodeSelector ? { nodeSelector: { ...p.nodeSelector } } : {}),
+          ...(p.tolerations?.length ? { tolerations: p.tolerations.map((t) => ({ ...t })) } : {}),
+          ...(p.imagePullSecrets?.length ? { imagePullSecrets: p.imagePullSecrets.map((name) => ({ name })) } : {}),
           containers: [
             {
               name: CONTAINER_NAME,
               image: p.image,
+              ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
               args: operatorArgs(p),
+              // The leader-election identity starts with the pod's name (operator/identity.ts).
+              env: [{ name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } }],
               ports: [
                 { name: "metrics", containerPort: METRICS_PORT, protocol: "TCP" },
                 { name: "health", containerPort: HEALTH_PORT, protocol: "TCP" },
               ],
               livenessProbe: probe("/healthz", 10, 3),
               readinessProbe: probe("/readyz", 5, 3),
-              resources: { requests: { ...RESOURCES.requests }, limits: { ...RESOURCES.limits } },
+              resources: structuredClone(p.resources ?? containerResources()),
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

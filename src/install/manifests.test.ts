@@ -3,7 +3,7 @@ import { buildWebAppCrd } from "../api/crd.ts";
 import run from "../cli/operator/run.ts";
 import { parseDuration } from "../cli/_flags.ts";
 import type { KubeObject } from "../kube/types.ts";
-import { HEALTH_PORT, METRICS_PORT, RESOURCES, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
+import { HEALTH_PORT, METRICS_PORT, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
 import {
   buildManifests,
   clusterRoleName,
@@ -144,8 +144,13 @@ describe("the operator Deployment", () => {
       `--metrics-bind-address=:${METRICS_PORT}`,
       `--health-probe-bind-address=:${HEALTH_PORT}`,
     ]);
-    expect(container.env).toBeUndefined();
     expect(pod.serviceAccountName).toBe("webapp-operator");
+  });
+
+  test("tells the operator its pod's name, so the Lease holder says which pod leads", () => {
+    expect(container.env).toEqual([
+      { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
+    ]);
   });
 
   test("every flag it passes is a flag of `operator run`", () => {
@@ -174,9 +179,10 @@ describe("the operator Deployment", () => {
     expect(container.ports).toContainEqual({ name: "health", containerPort: 8081, protocol: "TCP" });
   });
 
-  test("requests and limits come from the measured footprint", () => {
-    expect(container.resources).toEqual({ requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "192Mi" } });
-    expect(container.resources).toEqual(RESOURCES);
+  // That the memory figures follow BENCHMARKS.md is tested in resources.test.ts, from the file itself.
+  test("requests memory and a little CPU, and limits memory only (no CPU throttling)", () => {
+    expect(Object.keys(container.resources.requests).sort()).toEqual(["cpu", "memory"]);
+    expect(Object.keys(container.resources.limits)).toEqual(["memory"]);
   });
 
   test("gives the operator longer to stop than its own shutdown timeout", () => {
@@ -193,6 +199,25 @@ describe("the operator Deployment", () => {
     const single = buildManifests({ ...opts, replicas: 1 }).find((o) => o.kind === "Deployment") as any;
     expect(single.spec.replicas).toBe(1);
     expect(single.spec.template.spec.affinity).toBeUndefined();
+  });
+
+  test("sets node selector, tolerations, pull policy and pull secrets only when given", () => {
+    for (const key of ["nodeSelector", "tolerations", "imagePullSecrets"]) expect(pod).not.toHaveProperty(key);
+    expect(container).not.toHaveProperty("imagePullPolicy");
+    const set = buildManifests({
+      ...opts,
+      nodeSelector: { "kubernetes.io/os": "linux" },
+      tolerations: [{ key: "dedicated", operator: "Equal", value: "operators", effect: "NoSchedule" }],
+      imagePullPolicy: "Never",
+      imagePullSecrets: ["regcred"],
+    }).find((o) => o.kind === "Deployment") as any;
+    const spec = set.spec.template.spec;
+    expect(spec.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
+    expect(spec.tolerations).toEqual([
+      { key: "dedicated", operator: "Equal", value: "operators", effect: "NoSchedule" },
+    ]);
+    expect(spec.imagePullSecrets).toEqual([{ name: "regcred" }]);
+    expect(spec.containers[0].imagePullPolicy).toBe("Never");
   });
 
   test("records the devctl version and selects its pods by name label", () => {

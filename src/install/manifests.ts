@@ -26,7 +26,8 @@ import {
   SERVICE_ACCOUNTS,
 } from "../kube/resources.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
-import { buildOperatorDeployment } from "./deployment.ts";
+import { buildOperatorDeployment, type DeploymentParams } from "./deployment.ts";
+import { containerResources } from "./resources.ts";
 import {
   buildClusterRole,
   buildClusterRoleBinding,
@@ -39,7 +40,8 @@ export const DEFAULT_NAMESPACE = "devctl-system";
 export const DEFAULT_IMAGE_REPOSITORY = "ghcr.io/devctl/devctl";
 /**
  * Two replicas: with leader election the standby keeps warm caches and takes over within one lease
- * duration (15 s) when the leader's node goes away; the cost is one more 64 MiB pod.
+ * duration (15 s) when the leader's node goes away; the cost is one more pod of the same memory
+ * request (resources.ts), as a standby caches everything the leader does.
  */
 export const DEFAULT_REPLICAS = 2;
 /** Far more than leader election can use; a guard against typos. */
@@ -57,6 +59,13 @@ export interface InstallOptions {
   replicas: number;
   /** The devctl version recorded on the Deployment (default: this executable's). */
   version?: string;
+  nodeSelector?: DeploymentParams["nodeSelector"];
+  tolerations?: DeploymentParams["tolerations"];
+  imagePullPolicy?: DeploymentParams["imagePullPolicy"];
+  imagePullSecrets?: DeploymentParams["imagePullSecrets"];
+  /** Memory quantities (default: sized from the measured footprint, see resources.ts). */
+  memoryRequest?: string;
+  memoryLimit?: string;
 }
 
 /** The image of this devctl's release. Built from source the version is "dev". */
@@ -112,6 +121,14 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
       leaseName: LEASE_NAME,
       labels: { ...labels, [VERSION_LABEL]: versionLabelValue(o.version ?? VERSION) },
       selector: selectorLabels(),
+      ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
+      ...(o.tolerations ? { tolerations: o.tolerations } : {}),
+      ...(o.imagePullPolicy ? { imagePullPolicy: o.imagePullPolicy } : {}),
+      ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets } : {}),
+      resources: containerResources({
+        ...(o.memoryRequest ? { request: o.memoryRequest } : {}),
+        ...(o.memoryLimit ? { limit: o.memoryLimit } : {}),
+      }),
     }),
   ];
 }

@@ -14,11 +14,15 @@ import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { humanDuration } from "../printers/format.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
-import { INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
+import { APP_NAME, APP_NAME_LABEL, INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
+import { findInstallations, type Installation } from "./installations.ts";
+import { podState, type PodLike, type PodState } from "./pods.ts";
+import { statusProblems } from "./problems.ts";
 import type { DeploymentLike } from "./rollout.ts";
 import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
 import { type KstatusStatus, kstatusOf } from "../readiness/kstatus.ts";
 
+const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
 const LEASES: ResourceType = {
   group: "coordination.k8s.io",
   version: "v1",
@@ -39,6 +43,10 @@ export interface OperatorStatus {
     /** As `kubectl rollout status` judges it (readiness/deployment.ts), as `install --wait` does. */
     rollout: RolloutState;
   };
+  /** The operator's pods (pods.ts), sorted by name. */
+  pods?: PodState[];
+  /** Every devctl operator in the cluster; undefined when Deployments may not be listed cluster-wide. */
+  installations?: Installation[];
   leader?: { holder: string; renewTime?: string; leaseDurationSeconds: number };
   crd?: { schemaVersion: string; established: boolean };
   /** Undefined when the CRD is not installed; the reason when WebApps could not be listed. */
@@ -62,6 +70,12 @@ interface Conditioned extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
+/** Optional reads: an identity that may not make them still sees the rest. */
+const ifForbidden = (e: unknown): undefined => {
+  if (isForbidden(e)) return undefined;
+  throw e;
+};
+
 async function maybe<T>(p: Promise<T>): Promise<T | undefined> {
   try {
     return await p;
@@ -72,17 +86,22 @@ async function maybe<T>(p: Promise<T>): Promise<T | undefined> {
 }
 
 export async function readStatus(client: KubeClient, namespace: string, signal?: AbortSignal): Promise<OperatorStatus> {
-  const [dep, lease, crd, list] = await Promise.all([
+  const sig = signal ? { signal } : {};
+  const [dep, lease, crd, list, pods, installations] = await Promise.all([
     maybe(client.get<DeploymentLike>(INSTALL_RESOURCES.Deployment as ResourceType, OPERATOR_NAME, namespace, signal)),
     maybe(client.get<Lease>(LEASES, LEASE_NAME, namespace, signal)),
     maybe(
       client.get<Conditioned>(INSTALL_RESOURCES.CustomResourceDefinition as ResourceType, CRD_NAME, undefined, signal),
     ),
     // Counting WebApps needs list in every namespace; without it status still shows the rest.
-    maybe(client.listAll<Conditioned>(WEBAPP_RESOURCE, signal ? { signal } : {})).catch((e: unknown) => {
+    maybe(client.listAll<Conditioned>(WEBAPP_RESOURCE, sig)).catch((e: unknown) => {
       if (isForbidden(e)) return { error: (e as Error).message };
       throw e;
     }),
+    client
+      .listAll<PodLike>(PODS, { namespace, labelSelector: `${APP_NAME_LABEL}=${APP_NAME}`, ...sig })
+      .catch(ifForbidden),
+    findInstallations(client, signal).catch(ifForbidden),
   ]);
   const status: OperatorStatus = { namespace };
   if (dep) {
@@ -100,6 +119,11 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       rollout: rolloutState(readDeployment(dep)),
     };
   }
+  if (pods)
+    status.pods = pods.items
+      .sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""))
+      .map((p) => podState(p));
+  if (installations) status.installations = installations;
   if (lease?.spec) {
     status.leader = {
       holder: lease.spec.holderIdentity ?? "",
@@ -172,8 +196,10 @@ export function formatStatus(s: OperatorStatus, now: number): string {
     const gitops = `${k.Current} Current, ${k.InProgress} InProgress, ${k.Failed} Failed, ${k.Terminating} Terminating`;
     lines.push(["WebApps", `${w.total} in all namespaces: ${parts.join(", ")}; for kstatus: ${gitops}`]);
   }
+  const problems = statusProblems(s, now);
+  if (problems.length) lines.push(["Problems", problems.join("\n  ")]);
   const width = Math.max(...lines.map(([k]) => k.length)) + 2;
-  return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`).join("\n");
+  return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v.replace(/\n {2}/g, `\n${" ".repeat(width)}`)}`).join("\n");
 }
 
 function formatLeader(l: OperatorStatus["leader"], now: number): string {

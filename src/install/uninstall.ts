@@ -9,13 +9,25 @@
  *   app.kubernetes.io/managed-by=devctl and every managedFields entry is devctl's. A namespace that
  *   existed before (or that other tools wrote to) is kept and said so.
  * - webAppFootprint() counts what deleting the CRD would take with it, for the confirmation prompt.
+ * - waitUntilGone() (`uninstall --wait`) returns only when every deleted object, the namespace and
+ *   the operator's pods are gone, so an install right after it starts clean.
  */
 import { CRD_NAME, DEPLOYMENT_RESOURCE, KIND, SERVICE_RESOURCE, WEBAPP_RESOURCE, API_VERSION } from "../api/webapp.ts";
 import { MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
-import { FIELD_MANAGER } from "./apply.ts";
-import { buildManifests, defaultImage, displayName, INSTALL_RESOURCES, LEASE_NAME, resourceOf } from "./manifests.ts";
+import type { Clock } from "../runtime/clock.ts";
+import { FIELD_MANAGER, InstallError } from "./apply.ts";
+import {
+  APP_NAME,
+  APP_NAME_LABEL,
+  buildManifests,
+  defaultImage,
+  displayName,
+  INSTALL_RESOURCES,
+  LEASE_NAME,
+  resourceOf,
+} from "./manifests.ts";
 
 const LEASES: ResourceType = {
   group: "coordination.k8s.io",
@@ -24,6 +36,7 @@ const LEASES: ResourceType = {
   kind: "Lease",
   namespaced: true,
 };
+const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
 const CRDS = INSTALL_RESOURCES.CustomResourceDefinition as ResourceType;
 const NAMESPACES = INSTALL_RESOURCES.Namespace as ResourceType;
 
@@ -34,6 +47,8 @@ export interface DeletedObject {
   action: DeleteAction;
   /** Why it was kept. */
   note?: string;
+  /** What to wait for when the object was deleted (or was already being deleted). */
+  ref?: { rt: ResourceType; name: string; namespace?: string };
 }
 
 export interface Footprint {
@@ -93,7 +108,7 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
   const remove = async (rt: ResourceType, name: string, ns: string | undefined, display: string) => {
     try {
       await client.delete(rt, name, ns, { propagationPolicy: "Background", ...(o.signal ? { signal: o.signal } : {}) });
-      report({ name: display, action: "deleted" });
+      report({ name: display, action: "deleted", ref: { rt, name, ...(ns ? { namespace: ns } : {}) } });
     } catch (e) {
       if (!isNotFound(e)) throw e;
       report({ name: display, action: "not found" });
@@ -112,7 +127,12 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
     if (!isNotFound(e)) throw e;
   }
   if (!ns) report({ name: `namespace/${namespace}`, action: "not found" });
-  else if (ns.metadata.deletionTimestamp) report({ name: `namespace/${namespace}`, action: "already being deleted" });
+  else if (ns.metadata.deletionTimestamp)
+    report({
+      name: `namespace/${namespace}`,
+      action: "already being deleted",
+      ref: { rt: NAMESPACES, name: namespace },
+    });
   else if (namespaceIsOurs(ns)) await remove(NAMESPACES, namespace, undefined, `namespace/${namespace}`);
   else
     report({
@@ -126,4 +146,55 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
   else
     report({ name: crd, action: "kept", note: "WebApps stay; pass --delete-crd to remove the CRD and every WebApp" });
   return results;
+}
+
+export const GONE_POLL_MS = 1000;
+
+/**
+ * Resolves once every object uninstall deleted is gone and no operator pod is left in `namespace`
+ * (a Terminating namespace counts as there). Reports what it still waits for when that changes;
+ * InstallError at the timeout naming what is left.
+ */
+export async function waitUntilGone(
+  client: KubeClient,
+  namespace: string,
+  deleted: readonly DeletedObject[],
+  o: { clock: Clock; timeoutMs: number; onProgress?: (line: string) => void; signal?: AbortSignal },
+): Promise<void> {
+  const started = o.clock.now();
+  let last = "";
+  for (;;) {
+    const left: string[] = [];
+    for (const d of deleted) {
+      if (!d.ref) continue;
+      try {
+        await client.get(d.ref.rt, d.ref.name, d.ref.namespace, o.signal);
+        left.push(d.name);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    const pods = await client
+      .list(PODS, {
+        namespace,
+        labelSelector: `${APP_NAME_LABEL}=${APP_NAME}`,
+        ...(o.signal ? { signal: o.signal } : {}),
+      })
+      .catch((e: unknown) => {
+        if (isNotFound(e)) return { metadata: {}, items: [] };
+        throw e;
+      });
+    left.push(...pods.items.map((p) => `pod/${p.metadata.name}`));
+    if (!left.length) return;
+    const elapsed = o.clock.now() - started;
+    if (elapsed >= o.timeoutMs || o.signal?.aborted)
+      throw new InstallError(
+        `still there after ${Math.round(elapsed / 1000)} s: ${left.join(", ")}. ` +
+          `Look at kubectl get namespace ${namespace} -o yaml (finalizers, conditions), or wait longer with --timeout`,
+      );
+    const line = `waiting for ${left.join(", ")} to be gone (${Math.round(elapsed / 1000)}s)`;
+    if (line.replace(/ \(\d+s\)$/, "") !== last) o.onProgress?.(line);
+    last = line.replace(/ \(\d+s\)$/, "");
+    await o.clock.sleep(GONE_POLL_MS, o.signal);
+  }
 }

@@ -18,7 +18,7 @@
  */
 import { KubeError } from "../../src/kube/errors.ts";
 import type { KubeClient } from "../../src/kube/types.ts";
-import { DEPLOYMENTS, SERVICES, WEBAPPS } from "../_support.ts";
+import { DEPLOYMENTS, KUBECTL, SERVICES, WEBAPPS } from "../_support.ts";
 import type { Random } from "./random.ts";
 
 export const CHURN_KINDS = [
@@ -127,7 +127,7 @@ export function createChurn(o: {
     stats.viaKubectl++;
     const p = Bun.spawn(
       [
-        "kubectl",
+        KUBECTL,
         "--kubeconfig",
         o.kubeconfig,
         "--cache-dir",

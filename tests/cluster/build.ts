@@ -3,10 +3,11 @@
  *
  * Contract:
  * - Location: `${XDG_CACHE_HOME:-$HOME/.cache}/devctl/cluster/bin/<key>/`, where key names the
- *   versions plus 8 hex digits of sha256 over the three go.sum files (a pin change gives a new key).
+ *   versions plus 8 hex digits of sha256 over KEY_FILES (a pin or forwarder change gives a new key).
+ * - Binaries: the control plane, kubelet + kube-proxy (the real node) and kubectl (pinned for tests and docs).
  * - Complete or absent: a build writes into a sibling temp dir and renames it into place, so an
- *   interrupted build never looks complete. Nothing is built when all five binaries are present.
- * - Build flags match a plain `go build -trimpath` with CGO off, so Go's build cache is shared.
+ *   interrupted build never looks complete. Nothing is built when all binaries are present.
+ * - Build flags match a plain `go build -trimpath` with CGO off (goEnv), so Go's build cache is shared.
  * - Progress goes to stderr: what is building, then elapsed time and packages compiled every 30 s.
  * - kwokStages(): absolute paths of the five KWOK stage YAMLs, fetched with `go mod download` if missing,
  *   then the suites' own stages in ./stages.
@@ -19,7 +20,18 @@ import { join } from "node:path";
 import { run, tail } from "./processes.ts";
 
 export const VERSIONS = { kubernetes: "v1.36.3", etcd: "v3.6.14", kwok: "v0.8.0" } as const;
-export const BINARIES = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"] as const;
+/** The control plane, the real node's kubelet and kube-proxy, and the kubectl every suite and doc uses. */
+export const BINARIES = [
+  "etcd",
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kwok",
+  "kubelet",
+  "kube-proxy",
+  "kubectl",
+  "forward",
+] as const;
 export type BinaryName = (typeof BINARIES)[number];
 
 const GO_DIR = join(import.meta.dir, "go");
@@ -27,29 +39,44 @@ const PROGRESS_EVERY_MS = 30_000;
 
 interface GoBuild {
   /** Module directory under ./go */
-  module: "kube" | "etcd" | "kwok";
+  module: "kube" | "etcd" | "kwok" | "forward";
   packages: string[];
   binaries: BinaryName[];
   ldflags: string;
 }
 
+/** The version stamps upstream's hack/lib/version.sh sets (kubectl reads client-go's, servers component-base's). */
 const K8S_LDFLAGS = [
   "-s -w",
-  `-X k8s.io/component-base/version.gitVersion=${VERSIONS.kubernetes}`,
-  "-X k8s.io/component-base/version.gitMajor=1",
-  "-X k8s.io/component-base/version.gitMinor=36",
+  ...["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${VERSIONS.kubernetes}`,
+    `-X ${pkg}.gitMajor=1`,
+    `-X ${pkg}.gitMinor=36`,
+  ]),
 ].join(" ");
+
+const KUBE_COMMANDS = [
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kubelet",
+  "kube-proxy",
+  "kubectl",
+] as const;
 
 const BUILDS: GoBuild[] = [
   {
     module: "kube",
-    packages: ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((c) => `k8s.io/kubernetes/cmd/${c}`),
-    binaries: ["kube-apiserver", "kube-controller-manager", "kube-scheduler"],
+    packages: KUBE_COMMANDS.map((c) => `k8s.io/kubernetes/cmd/${c}`),
+    binaries: [...KUBE_COMMANDS],
     ldflags: K8S_LDFLAGS,
   },
   { module: "etcd", packages: ["go.etcd.io/etcd/server/v3"], binaries: ["etcd"], ldflags: "-s -w" },
   { module: "kwok", packages: ["sigs.k8s.io/kwok/cmd/kwok"], binaries: ["kwok"], ldflags: "-s -w" },
+  { module: "forward", packages: ["."], binaries: ["forward"], ldflags: "-s -w" },
 ];
+/** Files whose content decides the cache key: the pinned module sums and the forwarder's source. */
+export const KEY_FILES = ["kube/go.sum", "etcd/go.sum", "kwok/go.sum", "forward/go.mod", "forward/main.go"];
 
 export const KWOK_STAGES = [
   "node/fast/node-initialize.yaml",
@@ -66,9 +93,13 @@ export function binaryCacheRoot(): string {
 
 export async function binaryKey(): Promise<string> {
   const hash = createHash("sha256");
-  for (const m of ["kube", "etcd", "kwok"]) hash.update(await Bun.file(join(GO_DIR, m, "go.sum")).bytes());
+  for (const f of KEY_FILES) hash.update(await Bun.file(join(GO_DIR, f)).bytes());
+  return keyName(hash.digest("hex"));
+}
+
+export function keyName(sha256Hex: string): string {
   const v = VERSIONS;
-  return `k8s-${v.kubernetes}_etcd-${v.etcd}_kwok-${v.kwok}_${hash.digest("hex").slice(0, 8)}`;
+  return `k8s-${v.kubernetes}_etcd-${v.etcd}_kwok-${v.kwok}_${sha256Hex.slice(0, 8)}`;
 }
 
 export function binaryPath(binDir: string, name: BinaryName): string {
@@ -104,13 +135,13 @@ export async function ensureBinaries(log: (line: string) => void): Promise<strin
 
 async function goBuild(b: GoBuild, outDir: string, log: (line: string) => void): Promise<void> {
   const out = b.binaries.length === 1 ? join(outDir, b.binaries[0] ?? "") : `${outDir}/`;
-  const argv = ["go", "build", "-v", "-trimpath", "-ldflags", b.ldflags, "-o", out, ...b.packages];
+  const argv = [goBinary(), "build", "-v", "-trimpath", "-ldflags", b.ldflags, "-o", out, ...b.packages];
   const label = b.binaries.join(", ");
   const started = Date.now();
   log(`building ${label} (go/${b.module})`);
   const child = Bun.spawn(argv, {
     cwd: join(GO_DIR, b.module),
-    env: { ...process.env, CGO_ENABLED: "0" },
+    env: goEnv(),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -149,15 +180,30 @@ async function removeAbandonedTempDirs(root: string, key: string): Promise<void>
 
 export async function kwokStages(): Promise<string[]> {
   const cwd = join(GO_DIR, "kwok");
-  const modCache = (await run(["go", "env", "GOMODCACHE"], { cwd })).trim();
+  const modCache = (await run([goBinary(), "env", "GOMODCACHE"], { cwd, env: goEnv() })).trim();
   const base = join(modCache, `sigs.k8s.io/kwok@${VERSIONS.kwok}`, "kustomize", "stage");
   const files = KWOK_STAGES.map((s) => join(base, s));
-  if (files.some((f) => !existsSync(f))) await run(["go", "mod", "download", "sigs.k8s.io/kwok"], { cwd });
+  if (files.some((f) => !existsSync(f)))
+    await run([goBinary(), "mod", "download", "sigs.k8s.io/kwok"], { cwd, env: goEnv() });
   const missing = files.filter((f) => !existsSync(f));
   if (missing.length > 0) throw new Error(`KWOK stage files missing after go mod download: ${missing.join(", ")}`);
   // The suites' own stages (stages/*.yaml), e.g. pods stuck in ImagePullBackOff for the status tests.
   const own = (await readdir(join(import.meta.dir, "stages"))).filter((f) => f.endsWith(".yaml")).sort();
   return [...files, ...own.map((f) => join(import.meta.dir, "stages", f))];
+}
+
+/** `go` from PATH, else the official install location (/usr/local/go); prereqs.ts checks its version. */
+export function goBinary(): string {
+  return Bun.which("go") ?? (existsSync(GO_FALLBACK) ? GO_FALLBACK : "go");
+}
+const GO_FALLBACK = "/usr/local/go/bin/go";
+
+/**
+ * The Go environment every build uses, set here rather than inherited from the machine: no cgo, no VCS
+ * stamping (the modules sit inside this git clone, possibly a worktree), the installed toolchain only.
+ */
+export function goEnv(): Record<string, string | undefined> {
+  return { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-buildvcs=false", GOTOOLCHAIN: "local" };
 }
 
 export function formatDuration(ms: number): string {

@@ -1,5 +1,6 @@
 /**
- * `bun run tests/cluster/cli.ts up|down` (npm run cluster:up / cluster:down).
+ * `bun run tests/cluster/cli.ts up|down|status|kubectl|import|install-operator` (npm run cluster:up,
+ * cluster:down, kubectl).
  *
  * Contract:
  * - up: progress on stderr; on success the LAST line of stdout is `KUBECONFIG=<absolute path>`.
@@ -7,8 +8,17 @@
  *   shows the tail of its log). Ctrl-C during `up` stops what was started.
  * - down: stops the recorded processes, removes .cluster/ (keeps the binary cache); exits non-zero
  *   if a process could not be stopped.
+ * - status: `REAL_NODE=<node name>` when the running cluster has its real node, else `REAL_NODE=none`
+ *   (the reason on stderr); exits 1 when no cluster is up.
+ * - kubectl ARGS…: the pinned kubectl v1.36.3 with the local cluster's kubeconfig (unless KUBECONFIG
+ *   is set); its exit code.
+ * - import ARCHIVE: `ctr images import` into the real node; prints what was imported, or nothing.
+ * - install-operator IMAGE: `devctl operator install --image IMAGE --wait` onto the real node
+ *   (nodes/schedule.ts); the last stdout line is `OPERATOR_NAMESPACE=<namespace>`.
+ * Scripts under src/build use these instead of importing tests/ (src/layering.test.ts).
  */
 import { down, type Log, stopRecorded, up } from "./lifecycle.ts";
+import { nodeCommand } from "./node-cli.ts";
 import { readState, removeState } from "./state.ts";
 
 const started = Date.now();
@@ -47,8 +57,13 @@ async function main(command: string | undefined): Promise<number> {
       await down(log);
       log(`down in ${((Date.now() - started) / 1000).toFixed(1)}s`);
       return 0;
+    case "status":
+    case "kubectl":
+    case "import":
+    case "install-operator":
+      return nodeCommand(command, process.argv.slice(3));
     default:
-      process.stderr.write("usage: bun run tests/cluster/cli.ts up|down\n");
+      process.stderr.write("usage: bun run tests/cluster/cli.ts up|down|status|kubectl|import|install-operator\n");
       return 2;
   }
 }

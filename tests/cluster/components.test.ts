@@ -42,3 +42,13 @@ test("kwok gets every stage file and manages only annotated nodes", () => {
   expect(argv.filter((a) => a.startsWith("--config="))).toEqual(["--config=/mod/a.yaml", "--config=/mod/b.yaml"]);
   expect(argv).toContain("--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake");
 });
+
+test("in the cluster's own namespace the API server listens on the bridge too and advertises it to Services", () => {
+  const argv = componentArgv("kube-apiserver", { ...layout, bridgeIp: "10.88.0.1" });
+  expect(argv).toContain("--bind-address=0.0.0.0");
+  expect(argv).toContain("--advertise-address=10.88.0.1");
+  expect(argv).toContain("--endpoint-reconciler-type=lease");
+  expect(argv).toContain("--kubelet-client-certificate=/state/pki/apiserver-kubelet-client.crt");
+  expect(argv).toContain("--kubelet-client-key=/state/pki/apiserver-kubelet-client.key");
+  expect(componentArgv("kube-apiserver", layout)).toContain("--endpoint-reconciler-type=none");
+});

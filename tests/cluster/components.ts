@@ -2,11 +2,12 @@
  * Command lines of the five control-plane components (pure: paths and ports in, argv out).
  *
  * Contract:
- * - Everything listens on 127.0.0.1 only, on the ports given (chosen free by the caller).
+ * - Everything listens on 127.0.0.1 only, on the ports given (chosen free by the caller); with a
+ *   bridge address (the cluster's own network namespace) the API server also listens on the bridge.
  * - etcd: single member, no fsync (test data is disposable).
  * - kube-apiserver: client-cert auth against our CA, Node+RBAC authorization, service-account
- *   issuer and keys (TokenRequest works), service range 10.96.0.0/16, no endpoint reconciler
- *   (the loopback address is not a valid endpoint); a graceful stop takes seconds, not a minute.
+ *   issuer and keys (TokenRequest works), service range 10.96.0.0/16, network flags per
+ *   apiServerNetworkFlags; a graceful stop takes seconds, not a minute.
  * - kube-controller-manager: all default controllers (`*`), no leader election, its own credentials.
  * - kube-scheduler: no leader election.
  * - kwok: plays the kubelet for nodes annotated `kwok.x-k8s.io/node=fake`, with the fast stages
@@ -31,6 +32,8 @@ export interface Layout {
   kubeconfig: string;
   etcdData: string;
   kwokStages: string[];
+  /** Set when the cluster runs in its own network namespace (with the real node): the bridge address. */
+  bridgeIp?: string;
 }
 
 const LOCALHOST = "127.0.0.1";
@@ -60,10 +63,8 @@ export function componentArgv(name: ComponentName, l: Layout): string[] {
       return [
         bin,
         `--etcd-servers=http://${LOCALHOST}:${ports.etcdClient}`,
-        `--bind-address=${LOCALHOST}`,
-        `--advertise-address=${LOCALHOST}`,
+        ...apiServerNetworkFlags(l),
         `--secure-port=${ports.apiServer}`,
-        "--endpoint-reconciler-type=none",
         `--tls-cert-file=${pki.serverCert}`,
         `--tls-private-key-file=${pki.serverKey}`,
         `--client-ca-file=${pki.caCert}`,
@@ -110,6 +111,25 @@ export function componentArgv(name: ComponentName, l: Layout): string[] {
         `--server-address=${LOCALHOST}:${ports.kwok}`,
       ];
   }
+}
+
+/**
+ * On host loopback: bound to 127.0.0.1, no endpoint reconciler (loopback is not a valid endpoint).
+ * In the cluster's namespace: all of its addresses (lo + the bridge), advertised on the bridge so the
+ * lease reconciler gives the `kubernetes` Service a real endpoint, and a client cert for kubelets.
+ */
+function apiServerNetworkFlags(l: Layout): string[] {
+  if (!l.bridgeIp) {
+    return [`--bind-address=${LOCALHOST}`, `--advertise-address=${LOCALHOST}`, "--endpoint-reconciler-type=none"];
+  }
+  return [
+    "--bind-address=0.0.0.0",
+    `--advertise-address=${l.bridgeIp}`,
+    "--endpoint-reconciler-type=lease",
+    `--kubelet-client-certificate=${l.pki.kubeletClientCert}`,
+    `--kubelet-client-key=${l.pki.kubeletClientKey}`,
+    "--kubelet-preferred-address-types=InternalIP",
+  ];
 }
 
 /** URL that answers 200 once the component serves (TLS ones use self-signed certs). */

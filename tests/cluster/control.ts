@@ -21,7 +21,7 @@
  * - All reject with a message saying to run `npm run cluster:up` when no local cluster is up.
  */
 import { appendFile } from "node:fs/promises";
-import { endpointOf, waitHealthy } from "./lifecycle.ts";
+import { auxiliaryRecords, endpointOf, waitHealthy } from "./lifecycle.ts";
 import { isRunning, startDetached, stopProcesses } from "./processes.ts";
 import { type ClusterState, type ComponentRecord, readState, writeState } from "./state.ts";
 
@@ -30,7 +30,9 @@ export type { ClusterState } from "./state.ts";
 export async function clusterState(): Promise<ClusterState | undefined> {
   const state = await readState();
   if (!state?.ready) return undefined;
-  const all = Object.values(state.components).every((r) => r !== undefined && isRunning(r.pid, r.argv[0] ?? ""));
+  const all = [...Object.values(state.components), ...auxiliaryRecords(state)].every(
+    (r) => r !== undefined && isRunning(r.pid, r.argv[0] ?? ""),
+  );
   return all ? state : undefined;
 }
 
@@ -56,7 +58,7 @@ export async function restartApiServer(): Promise<number> {
   const left = await stopProcesses([{ pid: rec.pid, argv: rec.argv }]);
   if (left.length > 0) throw new Error(`kube-apiserver (pid ${rec.pid}) did not stop`);
   await appendFile(rec.log, `\n----- restarted by restartApiServer() at ${new Date().toISOString()} -----\n`);
-  const pid = await startDetached(rec.argv, rec.log);
+  const pid = await startDetached(rec.argv, rec.log, rec.netns);
   state.components["kube-apiserver"] = { ...rec, pid };
   await writeState(state);
   await waitHealthy(state, "kube-apiserver", await endpointOf(state));

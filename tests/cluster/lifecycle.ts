@@ -6,26 +6,36 @@
  *   (state ready, every recorded PID still ours, /readyz answers); otherwise it stops whatever an
  *   earlier run left, wipes .cluster/ and starts anew: binaries (built if missing), PKI, free ports,
  *   etcd -> kube-apiserver -> controller-manager + scheduler + kwok, fake node, smoke Deployment.
+ * - Where the machine can run a real node (plan.ts), everything runs inside the cluster's own network
+ *   namespace (netns.ts), a forwarder serves every port on host loopback (so kubeconfigs and health
+ *   checks work unchanged), and after the smoke Deployment the real node joins (nodes/real.ts).
  * - On failure it stops every process it started, keeps .cluster/logs/, drops the state and rejects
  *   with an UpFailure naming the component, with the tail of its log.
- * - down() stops exactly the recorded PIDs (clients first, then the API server, then etcd; TERM, grace,
- *   KILL), verifies they are gone and removes .cluster/. The binary cache is kept.
+ * - down() stops exactly the recorded PIDs (the real node and its pods, clients, then the API server,
+ *   then etcd, then the forwarder; TERM, grace, KILL), verifies they are gone, deletes the namespace
+ *   and removes .cluster/. The binary cache is kept.
  */
 import { chmod, mkdir } from "node:fs/promises";
-import { ensureBinaries, kwokStages } from "./build.ts";
+import { binaryPath, ensureBinaries, kwokStages } from "./build.ts";
 import { componentArgv, healthUrl, type Layout } from "./components.ts";
 import { type ApiEndpoint, apiRequest, isApiReady, kubeconfigYaml, loadEndpoint } from "./kubeapi.ts";
+import { createNetwork, deleteNetwork, networkName } from "./netns.ts";
+import { startRealNode, stopRealNode } from "./nodes/real.ts";
+import type { NodeLayout } from "./nodes/real-config.ts";
 import { createPki, pkiFiles } from "./pki.ts";
+import { planNodes } from "./plan.ts";
 import { freePorts, isRunning, startDetached, stopProcesses, tailFile, waitUntil } from "./processes.ts";
 import { ComponentFailure, ensureFakeNode, runSmokeDeployment, waitForDefaultServiceAccount } from "./smoke.ts";
 import {
   type ClusterState,
   COMPONENTS,
   type ComponentName,
+  type ComponentRecord,
   logPath,
   paths,
   readState,
   removeClusterDir,
+  NODE_COMPONENTS,
   removeState,
   writeState,
 } from "./state.ts";
@@ -60,9 +70,16 @@ export function runningComponents(state: ClusterState): ComponentName[] {
   });
 }
 
-/** A ready state whose five processes all run and whose API server answers. */
+/** The forwarder and the real node's processes, when the cluster has them. */
+export function auxiliaryRecords(state: ClusterState): ComponentRecord[] {
+  const node = state.node ? NODE_COMPONENTS.flatMap((c) => state.node?.components[c] ?? []) : [];
+  return [...(state.network?.forwarder ? [state.network.forwarder] : []), ...node];
+}
+
+/** A ready state whose processes all run and whose API server answers. */
 export async function isUp(state: ClusterState): Promise<boolean> {
   if (!state.ready || runningComponents(state).length !== COMPONENTS.length) return false;
+  if (!auxiliaryRecords(state).every((r) => isRunning(r.pid, r.argv[0] ?? ""))) return false;
   if (!(await Bun.file(state.kubeconfig).exists())) return false;
   return isApiReady(await endpointOf(state));
 }
@@ -80,6 +97,7 @@ export async function up(log: Log): Promise<string> {
   await removeClusterDir();
   await mkdir(paths.logs, { recursive: true });
 
+  const plan = await planNodes(log);
   const binDir = await ensureBinaries(log);
   const stages = await kwokStages();
   const started = Date.now();
@@ -92,6 +110,7 @@ export async function up(log: Log): Promise<string> {
     server: `https://127.0.0.1:${ports.apiServer}`,
     ports,
     components: {},
+    ...(plan.kind === "kwok-only" ? { noRealNode: plan.reason } : {}),
   };
   const ep = await endpointOf(state);
   for (const file of [paths.kubeconfig, paths.componentKubeconfig]) {
@@ -109,6 +128,13 @@ export async function up(log: Log): Promise<string> {
   };
 
   try {
+    if (plan.kind === "with-real-node") {
+      const network = await createNetwork(networkName(paths.dir));
+      state.network = { ...network };
+      await writeState(state);
+      layout.bridgeIp = network.bridgeIp;
+      await startForwarder(state, binDir, log);
+    }
     await startAndWait(state, layout, ["etcd"], ep, log);
     await startAndWait(state, layout, ["kube-apiserver"], ep, log);
     await startAndWait(state, layout, ["kube-controller-manager", "kube-scheduler", "kwok"], ep, log);
@@ -116,6 +142,12 @@ export async function up(log: Log): Promise<string> {
     await ensureFakeNode(ep);
     await waitForDefaultServiceAccount(ep);
     await runSmokeDeployment(ep);
+    if (plan.kind === "with-real-node") {
+      log("starting the real node (containerd, kubelet, kube-proxy)");
+      await startRealNode(state, realNodeLayout(state, binDir, layout), ep, log);
+    } else {
+      log(`no real node: ${plan.reason}`);
+    }
   } catch (err) {
     throw await failUp(state, err);
   }
@@ -134,10 +166,11 @@ async function startAndWait(
 ): Promise<void> {
   for (const name of names) {
     const argv = componentArgv(name, layout);
-    const pid = await startDetached(argv, logPath(name)).catch((err: Error) => {
+    const netns = state.network?.path;
+    const pid = await startDetached(argv, logPath(name), netns).catch((err: Error) => {
       throw new ComponentFailure(name, err.message);
     });
-    state.components[name] = { pid, argv, log: logPath(name) };
+    state.components[name] = { pid, argv, log: logPath(name), ...(netns ? { netns } : {}) };
     await writeState(state);
     log(`started ${name} (pid ${pid})`);
   }
@@ -183,13 +216,14 @@ async function failUp(state: ClusterState, err: unknown): Promise<UpFailure> {
 }
 
 /** Stops the recorded processes; rejects naming any PID that survived SIGKILL. */
-export async function stopRecorded(state: ClusterState): Promise<void> {
+export async function stopRecorded(state: ClusterState, log: Log = () => {}): Promise<void> {
+  const survivors: number[] = [];
+  if (state.node) survivors.push(...(await stopRealNode(state.node, log)));
   const phases: ComponentName[][] = [
     ["kwok", "kube-scheduler", "kube-controller-manager"],
     ["kube-apiserver"],
     ["etcd"],
   ];
-  const survivors: number[] = [];
   for (const phase of phases) {
     const procs = phase.flatMap((c) => {
       const rec = state.components[c];
@@ -197,14 +231,47 @@ export async function stopRecorded(state: ClusterState): Promise<void> {
     });
     survivors.push(...(await stopProcesses(procs)));
   }
+  const fwd = state.network?.forwarder;
+  if (fwd) survivors.push(...(await stopProcesses([{ pid: fwd.pid, argv: fwd.argv }])));
+  if (state.network && survivors.length === 0) await deleteNetwork(state.network.name);
   if (survivors.length > 0) throw new Error(`could not stop cluster processes with PIDs ${survivors.join(", ")}`);
+}
+
+/** Host-loopback forwarder for every port a client or health check uses (not etcd's peer port). */
+async function startForwarder(state: ClusterState, binDir: string, log: Log): Promise<void> {
+  const network = state.network;
+  if (!network) return;
+  const { etcdPeer: _peer, ...served } = state.ports;
+  const argv = [
+    binaryPath(binDir, "forward"),
+    `-netns=${network.path}`,
+    ...Object.values(served).map((p) => `127.0.0.1:${p}`),
+  ];
+  const pid = await startDetached(argv, logPath("forward"));
+  network.forwarder = { pid, argv, log: logPath("forward") };
+  await writeState(state);
+  log(`started the host-loopback forwarder into ${network.name} (pid ${pid})`);
+}
+
+function realNodeLayout(state: ClusterState, binDir: string, layout: Layout): NodeLayout {
+  const network = state.network;
+  if (!network) throw new Error("the real node needs the cluster's network namespace");
+  return {
+    nodeName: network.bridgeIp,
+    dir: paths.node,
+    containerdSocket: `${paths.node}/containerd.sock`,
+    cgroupRoot: network.name,
+    kubeconfig: layout.kubeconfig,
+    caCert: layout.pki.caCert,
+    binDir,
+  };
 }
 
 export async function down(log: Log): Promise<void> {
   const state = await readState();
   if (state) {
     const names = COMPONENTS.filter((c) => state.components[c]);
-    await stopRecorded(state);
+    await stopRecorded(state, log);
     log(`stopped ${names.map((c) => `${c} (pid ${state.components[c]?.pid})`).join(", ") || "nothing"}`);
   } else {
     log("no cluster state found: nothing to stop");

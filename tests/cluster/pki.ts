@@ -4,7 +4,8 @@
  * Contract:
  * - One CA signs: a serving cert for the API server (SANs 127.0.0.1, localhost, kubernetes,
  *   kubernetes.default, kubernetes.default.svc, 10.96.0.1 = first IP of the service range) and an admin
- *   client cert (CN=devctl-admin, O=system:masters). An RSA key pair signs service-account tokens.
+ *   client cert (CN=devctl-admin, O=system:masters), and the API server's client cert for kubelets.
+ *   An RSA key pair signs service-account tokens.
  * - Files are PEM, under the given directory, with the names in `pkiFiles()`; keys are mode 0600.
  * - Valid for 10 years; recreated with every fresh cluster (`down` deletes them).
  */
@@ -19,6 +20,9 @@ export interface PkiFiles {
   serverKey: string;
   adminCert: string;
   adminKey: string;
+  /** The API server's client cert towards kubelets (logs, exec, port-forward, node proxy). */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
   /** Signs service-account tokens (kube-apiserver --service-account-signing-key-file). */
   saKey: string;
   /** Verifies them (--service-account-key-file). */
@@ -34,6 +38,8 @@ export const SERVER_SANS = [
   "IP:10.96.0.1",
 ];
 export const ADMIN_SUBJECT = "/O=system:masters/CN=devctl-admin";
+/** Authorized by the kubelet's webhook (SubjectAccessReview) like kubeadm's apiserver-kubelet-client. */
+export const KUBELET_CLIENT_SUBJECT = "/O=system:masters/CN=kube-apiserver-kubelet-client";
 const DAYS = "3650";
 
 export function pkiFiles(dir: string): PkiFiles {
@@ -45,6 +51,8 @@ export function pkiFiles(dir: string): PkiFiles {
     serverKey: f("apiserver.key"),
     adminCert: f("admin.crt"),
     adminKey: f("admin.key"),
+    kubeletClientCert: f("apiserver-kubelet-client.crt"),
+    kubeletClientKey: f("apiserver-kubelet-client.key"),
     saKey: f("sa.key"),
     saPub: f("sa.pub"),
   };
@@ -79,10 +87,11 @@ export async function createPki(dir: string): Promise<PkiFiles> {
       "extendedKeyUsage=serverAuth",
     ]),
     signedCert(dir, p, "admin", ADMIN_SUBJECT, ["extendedKeyUsage=clientAuth"]),
+    signedCert(dir, p, "apiserver-kubelet-client", KUBELET_CLIENT_SUBJECT, ["extendedKeyUsage=clientAuth"]),
     run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", p.saKey]),
   ]);
   await run(["openssl", "pkey", "-in", p.saKey, "-pubout", "-out", p.saPub]);
-  await Promise.all([p.caKey, p.serverKey, p.adminKey, p.saKey].map((k) => chmod(k, 0o600)));
+  await Promise.all([p.caKey, p.serverKey, p.adminKey, p.kubeletClientKey, p.saKey].map((k) => chmod(k, 0o600)));
   return p;
 }
 

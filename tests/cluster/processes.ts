@@ -4,7 +4,8 @@
  * Contract:
  * - startDetached: the child gets its own session (setsid) and writes stdout+stderr to a log file
  *   (appended); it outlives the caller and does not get the caller's terminal signals. Resolves with
- *   the PID once the binary runs (exec done), rejects if it never does.
+ *   the PID once the binary runs (exec done), rejects if it never does. With `netns` (a path under
+ *   /run/netns) it runs inside that network namespace (nsenter --net; same PID).
  * - isRunning(pid, argv0): true only if that PID exists, is not a zombie and still runs argv0,
  *   so a PID the kernel handed to someone else is never mistaken for ours (Linux /proc).
  * - stopProcesses: TERM (then CONT, so a frozen process can act on it), up to `graceMs` to exit,
@@ -20,11 +21,13 @@ export interface Proc {
   argv: string[];
 }
 
-export async function startDetached(argv: string[], logFile: string): Promise<number> {
+export async function startDetached(argv: string[], logFile: string, netns?: string): Promise<number> {
   const fd = openSync(logFile, "a");
   let pid: number;
   try {
-    const child = Bun.spawn(argv, { detached: true, stdin: "ignore", stdout: fd, stderr: fd });
+    // nsenter execs argv in the same process, so the PID and argv[0] are argv's from the exec on.
+    const spawned = netns ? ["nsenter", `--net=${netns}`, "--", ...argv] : argv;
+    const child = Bun.spawn(spawned, { detached: true, stdin: "ignore", stdout: fd, stderr: fd });
     child.unref();
     pid = child.pid;
   } finally {

@@ -11,6 +11,7 @@
  */
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { unmountUnder } from "./mounts.ts";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../..");
 /** DEVCTL_CLUSTER_DIR runs a second, independent cluster (its own ports and state) beside the default one. */
@@ -28,6 +29,8 @@ export const paths = {
   componentKubeconfig: join(CLUSTER_DIR, "pki", "components.kubeconfig"),
   etcdData: join(CLUSTER_DIR, "etcd"),
   logs: join(CLUSTER_DIR, "logs"),
+  /** The real node's files (containerd root/state, kubelet root, configs). */
+  node: join(CLUSTER_DIR, "node"),
 } as const;
 
 /** In start order; stopped in reverse. */
@@ -39,6 +42,29 @@ export interface ComponentRecord {
   /** The full command line; argv[0] is the binary, used to tell our process from a reused PID. */
   argv: string[];
   log: string;
+  /** The network namespace it runs in (a /run/netns path); absent = the host's. */
+  netns?: string;
+}
+
+/** The cluster's network namespace and the forwarder that makes its ports reachable on host loopback. */
+export interface NetworkState {
+  name: string;
+  path: string;
+  bridgeIp: string;
+  forwarder?: ComponentRecord;
+}
+
+export const NODE_COMPONENTS = ["containerd", "kubelet", "kube-proxy"] as const;
+export type NodeComponentName = (typeof NODE_COMPONENTS)[number];
+
+/** The real node (kubelet + containerd + kube-proxy), present only where the machine can run one. */
+export interface RealNodeState {
+  name: string;
+  dir: string;
+  containerdSocket: string;
+  /** Cgroup (in every hierarchy) all of the node's pods live under: /sys/fs/cgroup/<ctrl>/<cgroupRoot>. */
+  cgroupRoot: string;
+  components: Partial<Record<NodeComponentName, ComponentRecord>>;
 }
 
 export interface Ports {
@@ -60,9 +86,14 @@ export interface ClusterState {
   ports: Ports;
   /** Components started so far; a missing entry was never started. */
   components: Partial<Record<ComponentName, ComponentRecord>>;
+  /** Absent: everything on host loopback, no real node (the machine cannot run one). */
+  network?: NetworkState;
+  node?: RealNodeState;
+  /** Why there is no real node, when there is none. */
+  noRealNode?: string;
 }
 
-export function logPath(component: ComponentName): string {
+export function logPath(component: ComponentName | NodeComponentName | "forward"): string {
   return join(paths.logs, `${component}.log`);
 }
 
@@ -89,5 +120,8 @@ export async function removeState(): Promise<void> {
 
 /** Removes all of .cluster/ (state, PKI, etcd data, logs). The binary cache lives elsewhere and is kept. */
 export async function removeClusterDir(): Promise<void> {
+  // Never recurse through a mount a crashed node left (a kubelet volume, a container's root filesystem).
+  const left = await unmountUnder(paths.dir);
+  if (left.length > 0) throw new Error(`cannot remove ${paths.dir}: still mounted: ${left.join(", ")}`);
   await rm(paths.dir, { recursive: true, force: true });
 }

@@ -14,6 +14,7 @@ import {
 import { clientFrom, connectionArgs } from "../_global.ts";
 import { info, out } from "../_output.ts";
 import {
+  choiceFlag,
   dryRunFlag,
   durationFlag,
   intFlag,
@@ -23,6 +24,15 @@ import {
   typed,
 } from "../_flags.ts";
 import { UsageError } from "../_errors.ts";
+import { containerResources, DEFAULT_MEMORY, MEASURED, memoryProblem } from "../../install/resources.ts";
+import {
+  parseMemoryQuantity,
+  parseNodeSelector,
+  parsePullPolicy,
+  parsePullSecrets,
+  parseTolerations,
+  PULL_POLICIES,
+} from "./_pod-flags.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
 export const operatorNamespaceArg = typed(
@@ -43,9 +53,60 @@ export const manifestArgs = {
     1,
     MAX_REPLICAS,
   ),
+  "node-selector": typed(
+    {
+      type: "string",
+      description: "Schedule the operator only on nodes with these labels: key=value[,key=value...]",
+    },
+    (v) => parseNodeSelector(v),
+  ),
+  toleration: typed(
+    {
+      type: "string",
+      description:
+        "Let the operator run on tainted nodes: key=value:Effect, key:Effect, key=value or key, comma-separated",
+    },
+    (v) => parseTolerations(v),
+  ),
+  "image-pull-policy": choiceFlag(
+    { description: "How the nodes pull the image (default: the cluster's)" },
+    PULL_POLICIES,
+  ),
+  "image-pull-secret": typed(
+    { type: "string", description: "Secrets in the install namespace for pulling the image, comma-separated" },
+    (v) => parsePullSecrets(v),
+  ),
+  "memory-request": typed(
+    {
+      type: "string",
+      valueHint: "quantity",
+      description: `Memory request of each replica (default ${DEFAULT_MEMORY.request}: the steady footprint with ${MEASURED.webapps.toLocaleString("en")} WebApps)`,
+    },
+    parseMemoryQuantity,
+  ),
+  "memory-limit": typed(
+    {
+      type: "string",
+      valueHint: "quantity",
+      description: `Memory limit of each replica (default ${DEFAULT_MEMORY.limit}: the peak with ${MEASURED.webapps.toLocaleString("en")} WebApps plus headroom)`,
+    },
+    parseMemoryQuantity,
+  ),
 } as const;
 
-export function installOptionsFrom(args: { namespace?: string; image?: string; replicas?: string }): InstallOptions {
+export interface ManifestFlags {
+  namespace?: string;
+  image?: string;
+  replicas?: string;
+  "node-selector"?: string | string[];
+  toleration?: string | string[];
+  "image-pull-policy"?: string;
+  "image-pull-secret"?: string | string[];
+  "memory-request"?: string;
+  "memory-limit"?: string;
+}
+
+export function installOptionsFrom(args: ManifestFlags): InstallOptions {
   const namespace = args.namespace || DEFAULT_NAMESPACE;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63) {
     throw new UsageError(
@@ -54,7 +115,30 @@ export function installOptionsFrom(args: { namespace?: string; image?: string; r
   }
   const image = args.image || defaultImage();
   if (/\s/.test(image)) throw new UsageError(`--image "${image}" must not contain whitespace`);
-  return { namespace, image, replicas: parsePositiveInt(args.replicas, "replicas", MAX_REPLICAS), version: VERSION };
+  const nodeSelector = parseNodeSelector(args["node-selector"]);
+  const tolerations = parseTolerations(args.toleration);
+  const imagePullPolicy = parsePullPolicy(args["image-pull-policy"]);
+  const imagePullSecrets = parsePullSecrets(args["image-pull-secret"]);
+  const memoryRequest = args["memory-request"]?.trim() || undefined;
+  const memoryLimit = args["memory-limit"]?.trim() || undefined;
+  const memory = containerResources({
+    ...(memoryRequest ? { request: memoryRequest } : {}),
+    ...(memoryLimit ? { limit: memoryLimit } : {}),
+  });
+  const problem = memoryProblem(memory);
+  if (problem) throw new UsageError(`--memory-request/--memory-limit: ${problem}`);
+  return {
+    namespace,
+    image,
+    replicas: parsePositiveInt(args.replicas, "replicas", MAX_REPLICAS),
+    version: VERSION,
+    ...(nodeSelector ? { nodeSelector } : {}),
+    ...(tolerations ? { tolerations } : {}),
+    ...(imagePullPolicy ? { imagePullPolicy } : {}),
+    ...(imagePullSecrets ? { imagePullSecrets } : {}),
+    ...(memoryRequest ? { memoryRequest } : {}),
+    ...(memoryLimit ? { memoryLimit } : {}),
+  };
 }
 
 export default defineCommand({
@@ -65,6 +149,8 @@ export default defineCommand({
 Examples:
   devctl operator install --wait
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
+  devctl operator install --image devctl:local --image-pull-policy Never --wait     # an image loaded onto the nodes
+  devctl operator install --node-selector pool=ops --toleration dedicated=ops:NoSchedule --memory-limit 1Gi
   devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing
   devctl operator install --dry-run=server                     # the API server checks it, stores nothing`,
   },
@@ -74,12 +160,18 @@ Examples:
     wait: {
       type: "boolean",
       default: false,
-      description: "Wait until the operator Deployment is ready, showing progress",
+      description:
+        "Wait until the Deployment is rolled out and one of its pods holds the leader Lease, showing each pod's state; fails at once on image pull errors and crash loops",
     },
     timeout: durationFlag({
       default: "2m",
       description: "How long to wait for the CRD to be Established and, with --wait, for the operator",
     }),
+    force: {
+      type: "boolean",
+      default: false,
+      description: "Install even though a devctl operator is installed in another namespace (two operators)",
+    },
   },
   async run({ args }) {
     const opts = installOptionsFrom(args);
@@ -99,6 +191,8 @@ Examples:
       return;
     }
     const { applyAll } = await import("../../install/apply.ts");
+    const { installPreflight } = await import("../../install/installations.ts");
+    await installPreflight(client, opts.namespace, { force: args.force, onNote: (l) => info(l) });
     info(
       `installing the devctl operator (${opts.image}, ${opts.replicas} replicas) into namespace ${opts.namespace} at ${client.server}`,
     );
@@ -120,12 +214,12 @@ Examples:
       );
       return;
     }
-    const { waitForRollout } = await import("../../install/rollout.ts");
-    const message = await waitForRollout(client, OPERATOR_NAME, opts.namespace, {
+    const { waitForOperator } = await import("../../install/wait.ts");
+    const message = await waitForOperator(client, OPERATOR_NAME, opts.namespace, {
       clock: realClock,
       timeoutMs,
       onProgress: (line) => info(line),
     });
-    info(`the operator is ready: ${message}`);
+    info(`the operator is ready and leading: ${message}`);
   },
 });

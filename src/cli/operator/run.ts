@@ -7,7 +7,7 @@ import { defineCommand } from "citty";
 import { validateLeaderElectionConfig } from "../../runtime/leader-election.ts";
 import { UsageError } from "../_errors.ts";
 import { choiceFlag, durationFlag, intFlag, parseDuration, parseIntIn, typed } from "../_flags.ts";
-import { clusterArgs } from "../_global.ts";
+import { clientFrom, clusterArgs } from "../_global.ts";
 
 const NAMESPACE_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -49,7 +49,11 @@ export const runArgs = {
   concurrency: intFlag({ default: "4", description: "Maximum concurrent reconciles" }, 1, 1000),
   "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
   "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
-  "lease-namespace": { type: "string", description: "Namespace of the Lease (default: the operator's namespace)" },
+  "lease-namespace": {
+    type: "string",
+    description:
+      "Namespace of the Lease (default in a pod: its namespace; outside a cluster: the installed operator's, so this process joins its election)",
+  },
   "lease-duration": durationFlag({ default: "15s", description: "How long a lease is valid without renewal" }),
   "renew-deadline": durationFlag({
     default: "10s",
@@ -160,6 +164,23 @@ Examples:
     const { createLogger } = await import("../_logger.ts");
     const { runOperator } = await import("../../operator/manager.ts");
     const logger = createLogger(logFormat, logLevel);
+    if (opts.leaderElection && !opts.leaderElection.namespace) {
+      const namespace = await outOfClusterLeaseNamespace(args);
+      if (namespace) {
+        opts.leaderElection = { ...opts.leaderElection, namespace };
+        logger.info(
+          `outside a cluster: joining the leader election of the operator installed in namespace ${namespace} (Lease ${namespace}/${opts.leaderElection.leaseName}); this process reconciles only while it holds that Lease`,
+        );
+      }
+    }
+    const { leaderIdentity } = await import("../../operator/identity.ts");
+    const { hostname } = await import("node:os");
+    const identity = leaderIdentity(
+      { POD_NAME: process.env.POD_NAME },
+      hostname(),
+      process.pid,
+      crypto.randomUUID().slice(0, 8),
+    );
     const stop = new AbortController();
     let signals = 0;
     const onSignal = (name: string) => {
@@ -173,7 +194,29 @@ Examples:
     };
     process.on("SIGTERM", () => onSignal("SIGTERM"));
     process.on("SIGINT", () => onSignal("SIGINT"));
-    const code = await runOperator({ ...opts, logger }, stop.signal);
+    const code = await runOperator({ ...opts, identity, logger }, stop.signal);
     process.exit(code);
   },
 });
+
+/**
+ * Outside a cluster (a kubeconfig context, not a service account) with leader election and no
+ * --lease-namespace: the installed operator's namespace, so this process joins its fleet; an error
+ * when there is none, several, or they cannot be listed. Undefined in a cluster (the pod's namespace).
+ */
+async function outOfClusterLeaseNamespace(args: {
+  kubeconfig?: string;
+  context?: string;
+}): Promise<string | undefined> {
+  const client = await clientFrom(args);
+  if (client.context === "") return undefined;
+  const { findInstallations, leaseNamespaceFor } = await import("../../install/installations.ts");
+  const { isForbidden } = await import("../../kube/errors.ts");
+  const installed = await findInstallations(client).catch((e: unknown) => {
+    if (isForbidden(e)) return { forbidden: (e as Error).message };
+    throw e;
+  });
+  const choice = leaseNamespaceFor(installed);
+  if (choice.kind === "refuse") throw new UsageError(choice.message);
+  return choice.namespace;
+}

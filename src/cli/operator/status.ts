@@ -1,4 +1,7 @@
-/** `devctl operator status`: installed version and image, replicas, leader, WebApps by condition. */
+/**
+ * `devctl operator status`: installed version and image, replicas, leader, WebApps by condition, and
+ * the problems it finds (install/problems.ts); exit 1 when not installed or any problem is found.
+ */
 import { defineCommand } from "citty";
 import { clientFrom, connectionArgs } from "../_global.ts";
 import { out } from "../_output.ts";
@@ -7,7 +10,7 @@ import { operatorNamespaceArg } from "./install.ts";
 export default defineCommand({
   meta: {
     name: "status",
-    description: `Show the installed operator: version, image, ready replicas, the current leader and its last renewal, and WebApps by condition
+    description: `Show the installed operator: version, image, ready replicas, the current leader and its last renewal, WebApps by condition, and problems (a stuck rollout, ready pods with no leader, two operators, an image of another version; exit 1 if any)
 
 Examples:
   devctl operator status
@@ -17,8 +20,10 @@ Examples:
   async run({ args }) {
     const client = await clientFrom(args);
     const { formatStatus, readStatus } = await import("../../install/status.ts");
+    const { statusProblems } = await import("../../install/problems.ts");
     const status = await readStatus(client, args.namespace);
-    out(formatStatus(status, Date.now()));
-    if (!status.deployment) process.exitCode = 1;
+    const now = Date.now();
+    out(formatStatus(status, now));
+    if (!status.deployment || statusProblems(status, now).length) process.exitCode = 1;
   },
 });

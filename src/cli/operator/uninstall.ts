@@ -5,6 +5,7 @@
  */
 import { defineCommand } from "citty";
 import { CRD_NAME } from "../../api/webapp.ts";
+import { durationFlag, parseDuration } from "../_flags.ts";
 import { clientFrom, connectionArgs } from "../_global.ts";
 import { info, out } from "../_output.ts";
 import { operatorNamespaceArg } from "./install.ts";
@@ -16,7 +17,7 @@ export default defineCommand({
 
 Examples:
   devctl operator uninstall
-  devctl operator uninstall -n platform
+  devctl operator uninstall -n platform --wait      # returns once the namespace is gone
   devctl operator uninstall --delete-crd          # asks first: deletes every WebApp, Deployment and Service it owns
   devctl operator uninstall --delete-crd --yes    # for scripts`,
   },
@@ -29,8 +30,15 @@ Examples:
       description: `Also delete the CRD ${CRD_NAME}, and with it every WebApp and what they own`,
     },
     yes: { type: "boolean", alias: "y", default: false, description: "Do not ask for confirmation" },
+    wait: {
+      type: "boolean",
+      default: false,
+      description: "Wait until every deleted object, the operator's pods and the namespace are gone",
+    },
+    timeout: durationFlag({ default: "2m", description: "How long --wait waits" }),
   },
   async run({ args }) {
+    const timeoutMs = parseDuration(args.timeout, "timeout");
     const client = await clientFrom(args);
     const { uninstall, webAppFootprint } = await import("../../install/uninstall.ts");
     if (args["delete-crd"]) {
@@ -61,9 +69,18 @@ Examples:
       onDeleted: (d) => out(`${d.name} ${d.action}${d.note ? `: ${d.note}` : ""}`),
     });
     const deleted = results.filter((r) => r.action === "deleted").length;
+    if (args.wait) {
+      const { waitUntilGone } = await import("../../install/uninstall.ts");
+      const { realClock } = await import("../../runtime/clock.ts");
+      await waitUntilGone(client, args.namespace, results, {
+        clock: realClock,
+        timeoutMs,
+        onProgress: (l) => info(l),
+      });
+    }
     info(
       deleted
-        ? `uninstalled: ${deleted} object${deleted === 1 ? "" : "s"} deleted`
+        ? `uninstalled: ${deleted} object${deleted === 1 ? "" : "s"} deleted${args.wait ? ", and all of them are gone" : ""}`
         : "nothing to uninstall: the operator was not installed there",
     );
   },

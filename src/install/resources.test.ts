@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { buildManifests } from "./manifests.ts";
+import {
+  containerResources,
+  DEFAULT_MEMORY,
+  MEASURED,
+  memoryFor,
+  memoryProblem,
+  quantityBytes,
+  type MemoryFootprint,
+} from "./resources.ts";
+
+/** The memory figures BENCHMARKS.md recorded (section "3. Memory"), read from the file itself. */
+async function benchmarkedFootprint(): Promise<MemoryFootprint & { webapps: number }> {
+  const text = await Bun.file(new URL("../../BENCHMARKS.md", import.meta.url)).text();
+  const section = text.split(/^## /m).find((s) => s.startsWith("3. Memory"));
+  if (!section) throw new Error('BENCHMARKS.md has no section "## 3. Memory"');
+  const goal = /with ([\d,]+) WebApps cached/.exec(section);
+  if (!goal) throw new Error('BENCHMARKS.md section 3 states no "with N WebApps cached" goal');
+  const webapps = Number(goal[1]!.replace(/,/g, ""));
+  const rows = [...section.matchAll(/^\| (\d+) \| ([^|]+) \| ([\d.]+) MiB/gm)].map((m) => ({
+    webapps: Number(m[1]),
+    state: m[2]!,
+    mib: Number(m[3]),
+  }));
+  const atScale = rows.filter((r) => r.webapps === webapps);
+  const peak = atScale.find((r) => r.state.includes("peak"));
+  const steady = atScale.filter((r) => r !== peak);
+  const idle = rows.find((r) => r.webapps === 0 && r.state.includes("idle"));
+  if (!peak || !steady.length || !idle)
+    throw new Error(
+      `BENCHMARKS.md section 3 lacks the idle, peak or steady rows at ${webapps}: ${JSON.stringify(rows)}`,
+    );
+  return { webapps, idleMiB: idle.mib, peakMiB: peak.mib, steadyMiB: Math.max(...steady.map((r) => r.mib)) };
+}
+
+describe("the operator's memory", () => {
+  test("request and limit follow the footprint BENCHMARKS.md recorded at the scale of its memory goal", async () => {
+    const measured = await benchmarkedFootprint();
+    expect(measured).toEqual({ ...MEASURED });
+    const want = memoryFor(measured);
+    const dep = buildManifests({ namespace: "ns", image: "i", replicas: 2 }).find(
+      (o) => o.kind === "Deployment",
+    ) as any;
+    expect(dep.spec.template.spec.containers[0].resources).toEqual({
+      requests: { cpu: "50m", memory: want.request },
+      limits: { memory: want.limit },
+    });
+    // Room for the peak, and the request covers the steady state at that scale.
+    expect(quantityBytes(want.limit)!).toBeGreaterThanOrEqual(measured.peakMiB * 1.25 * 2 ** 20);
+    expect(quantityBytes(want.request)!).toBeGreaterThanOrEqual(measured.steadyMiB * 2 ** 20);
+  });
+
+  test("at today's figures that is a 288Mi request and a 512Mi limit", () => {
+    expect(DEFAULT_MEMORY).toEqual({ request: "288Mi", limit: "512Mi" });
+  });
+
+  test("users set their own request and limit", () => {
+    const dep = buildManifests({
+      namespace: "ns",
+      image: "i",
+      replicas: 1,
+      memoryRequest: "128Mi",
+      memoryLimit: "1Gi",
+    }).find((o) => o.kind === "Deployment") as any;
+    expect(dep.spec.template.spec.containers[0].resources).toEqual({
+      requests: { cpu: "50m", memory: "128Mi" },
+      limits: { memory: "1Gi" },
+    });
+  });
+
+  test("setting only one of the two keeps the pair valid", () => {
+    expect(containerResources({ limit: "128Mi" })).toEqual({
+      requests: { cpu: "50m", memory: "128Mi" },
+      limits: { memory: "128Mi" },
+    });
+    expect(containerResources({ limit: "1Gi" }).requests.memory).toBe(DEFAULT_MEMORY.request);
+    expect(containerResources({ request: "1Gi" }).limits.memory).toBe("1Gi");
+    expect(containerResources({ request: "100Mi" }).limits.memory).toBe(DEFAULT_MEMORY.limit);
+  });
+
+  test("a request above the limit, a limit below the idle footprint and a non-quantity are refused", () => {
+    expect(memoryProblem(containerResources({ request: "1Gi", limit: "512Mi" }))).toBe(
+      "memory request 1Gi is above the limit 512Mi; Kubernetes refuses that",
+    );
+    expect(memoryProblem(containerResources({ request: "32Mi", limit: "48Mi" }))).toContain(
+      "memory limit 48Mi is below the operator's idle footprint (63.8 MiB",
+    );
+    expect(memoryProblem(containerResources({ limit: "lots" }))).toContain('memory limit "lots" is not a quantity');
+    expect(memoryProblem(containerResources({ request: "1Gi", limit: "2G" }))).toBeUndefined();
+    expect(memoryProblem(containerResources())).toBeUndefined();
+  });
+
+  test("quantities: binary and decimal suffixes and plain bytes", () => {
+    expect(quantityBytes("512Mi")).toBe(512 * 2 ** 20);
+    expect(quantityBytes("1.5Gi")).toBe(1.5 * 2 ** 30);
+    expect(quantityBytes("500M")).toBe(5e8);
+    expect(quantityBytes("1048576")).toBe(2 ** 20);
+    expect(quantityBytes("5 Mi")).toBeUndefined();
+    expect(quantityBytes("-1Mi")).toBeUndefined();
+  });
+});

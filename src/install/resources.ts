@@ -1,0 +1,90 @@
+/**
+ * The operator container's resources, sized from its measured footprint (BENCHMARKS.md, "3. Memory").
+ *
+ * Properties:
+ * - Sized for MEASURED.webapps WebApps, the scale the memory goal is stated at: the memory request
+ *   covers the steady RSS there (the larger of the drained and the fresh-start readings), rounded up
+ *   to REQUEST_STEP_MIB; the limit covers the peak while working through them times PEAK_HEADROOM,
+ *   rounded up to LIMIT_STEP_MIB. Standbys keep the same warm caches as the leader, so every replica
+ *   gets the same. src/install/resources.test.ts reads the figures from BENCHMARKS.md itself.
+ * - No CPU limit: throttling a controller only delays reconciles.
+ * - Users set their own with --memory-request / --memory-limit (Kubernetes quantities); memoryProblem()
+ *   refuses a request above the limit and a limit below the idle footprint. Setting only one keeps
+ *   the pair valid (containerResources).
+ */
+
+/** BENCHMARKS.md of 2026-11-29, section 3: RSS of dist/devctl, in MiB. */
+export const MEASURED = { webapps: 10_000, idleMiB: 63.8, steadyMiB: 266.5, peakMiB: 376.5 } as const;
+export const PEAK_HEADROOM = 1.25;
+export const REQUEST_STEP_MIB = 32;
+export const LIMIT_STEP_MIB = 64;
+export const CPU_REQUEST = "50m";
+
+export interface MemoryFootprint {
+  idleMiB: number;
+  steadyMiB: number;
+  peakMiB: number;
+}
+
+const roundUp = (mib: number, step: number) => Math.ceil(mib / step) * step;
+
+export function memoryFor(f: MemoryFootprint): { request: string; limit: string } {
+  return {
+    request: `${roundUp(f.steadyMiB, REQUEST_STEP_MIB)}Mi`,
+    limit: `${roundUp(f.peakMiB * PEAK_HEADROOM, LIMIT_STEP_MIB)}Mi`,
+  };
+}
+
+export const DEFAULT_MEMORY = memoryFor(MEASURED);
+
+export interface ContainerResources {
+  requests: { cpu: string; memory: string };
+  limits: { memory: string };
+}
+
+/**
+ * One of the two given: the other is its default, moved so the pair stays valid (a lower limit
+ * lowers the request to it, a higher request raises the limit to it).
+ */
+export function containerResources(memory: { request?: string; limit?: string } = {}): ContainerResources {
+  const bytes = (q: string) => quantityBytes(q) ?? Number.NaN;
+  let request = memory.request ?? DEFAULT_MEMORY.request;
+  let limit = memory.limit ?? DEFAULT_MEMORY.limit;
+  if (memory.limit && !memory.request && bytes(limit) < bytes(request)) request = limit;
+  if (memory.request && !memory.limit && bytes(request) > bytes(limit)) limit = request;
+  return { requests: { cpu: CPU_REQUEST, memory: request }, limits: { memory: limit } };
+}
+
+const UNIT_BYTES: Record<string, number> = {
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/** Bytes of a Kubernetes memory quantity ("512Mi", "1Gi", "500M", "1073741824"); undefined if not one. */
+export function quantityBytes(q: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * (UNIT_BYTES[m[2] ?? ""] as number);
+}
+
+const MIB = 2 ** 20;
+
+/** Why a memory request/limit pair cannot run the operator; undefined when it can. */
+export function memoryProblem(r: ContainerResources, idleMiB: number = MEASURED.idleMiB): string | undefined {
+  const request = quantityBytes(r.requests.memory);
+  const limit = quantityBytes(r.limits.memory);
+  if (request === undefined) return `memory request "${r.requests.memory}" is not a quantity such as 256Mi or 1Gi`;
+  if (limit === undefined) return `memory limit "${r.limits.memory}" is not a quantity such as 512Mi or 1Gi`;
+  if (request > limit)
+    return `memory request ${r.requests.memory} is above the limit ${r.limits.memory}; Kubernetes refuses that`;
+  if (limit < idleMiB * MIB)
+    return `memory limit ${r.limits.memory} is below the operator's idle footprint (${idleMiB} MiB, BENCHMARKS.md): it would be OOM-killed at start`;
+  return undefined;
+}

@@ -1,0 +1,29 @@
+/**
+ * The pinned kubectl: built from the same Kubernetes module as the control plane (build.ts), so its
+ * version is the API server's (v1.36.3), whatever kubectl the machine has. Suites, the main job and
+ * the docs' examples use this one.
+ *
+ * Contract:
+ * - kubectlPath(): the binary in the binary cache of the current pins (computed synchronously from
+ *   the same key files as build.ts); throws, saying how to build it, when it is not there yet.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { binaryCacheRoot, KEY_FILES, keyName } from "./build.ts";
+
+export function pinnedBinDir(): string {
+  const hash = createHash("sha256");
+  for (const f of KEY_FILES) hash.update(readFileSync(join(import.meta.dir, "go", f)));
+  return join(binaryCacheRoot(), keyName(hash.digest("hex")));
+}
+
+export function kubectlPath(): string {
+  const file = join(pinnedBinDir(), "kubectl");
+  if (!existsSync(file)) {
+    throw new Error(
+      `the pinned kubectl is not built yet (${file}): run \`npm run cluster:up\` once, which builds it with the control plane`,
+    );
+  }
+  return file;
+}
