@@ -39,7 +39,8 @@ describe("packageFiles", () => {
     const templates = Object.entries(files).filter(([p]) => p.startsWith("templates/"));
     expect(templates.every(([, t]) => !t.includes("devctl-chart-"))).toBe(true);
     expect(files["templates/deployment-webapp-operator.yaml"]).toContain("replicas: {{ .Values.replicas }}");
-    expect(files["templates/deployment-webapp-operator.yaml"]).toContain('"--lease-namespace={{ .Values.namespace }}"');
+    // js-yaml writes the arg plain (it is a plain-safe string before and after the template renders).
+    expect(files["templates/deployment-webapp-operator.yaml"]).toContain("- --lease-namespace={{ .Values.namespace }}");
   });
 
   test("values.yaml holds the options install takes, with install's defaults", () => {
