@@ -24,7 +24,7 @@ const TOKEN = "s3cret-token";
 let pki: Pki;
 let mtls: ReturnType<typeof Bun.serve>;
 let tokenServer: ReturnType<typeof Bun.serve>;
-const seen: { path: string; auth: string | null; method: string; contentType: string | null }[] = [];
+const seen: { path: string; auth: string | null; method: string; contentType: string | null; body?: string }[] = [];
 
 function api(req: Request): Response | Promise<Response> {
   const url = new URL(req.url);
@@ -37,6 +37,12 @@ function api(req: Request): Response | Promise<Response> {
   const status = (code: number, reason: string, message: string) =>
     Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message }, { status: code });
   if (url.pathname === "/version") return Response.json({ gitVersion: "v1.36.3", platform: "linux/amd64" });
+  if (req.method === "DELETE")
+    return req.text().then((body) => {
+      const last = seen.at(-1);
+      if (last) last.body = body;
+      return Response.json({ kind: "Status", apiVersion: "v1", status: "Success" });
+    });
   if (url.pathname.endsWith("/deployments/missing"))
     return status(404, "NotFound", 'deployments.apps "missing" not found');
   if (url.pathname.endsWith("/deployments/taken")) return status(409, "AlreadyExists", "already exists");
@@ -335,6 +341,22 @@ describe("requests and answers", () => {
       method: "PATCH",
       path: "/apis/apps/v1/namespaces/default/deployments/x?fieldManager=devctl&force=true",
       contentType: "application/apply-patch+yaml",
+    });
+  });
+
+  test("a server dry-run delete says dryRun in the query and, with a propagation policy, in the DeleteOptions body too", async () => {
+    // The API server reads dryRun from the body when there is one: a query alone would really delete.
+    await certClient().delete(DEPLOYMENTS, "x", "default", { dryRun: true });
+    expect(seen.at(-1)).toMatchObject({
+      method: "DELETE",
+      path: "/apis/apps/v1/namespaces/default/deployments/x?dryRun=All",
+    });
+    await certClient().delete(DEPLOYMENTS, "x", "default", { dryRun: true, propagationPolicy: "Foreground" });
+    expect(JSON.parse(seen.at(-1)?.body ?? "{}")).toEqual({
+      kind: "DeleteOptions",
+      apiVersion: "v1",
+      propagationPolicy: "Foreground",
+      dryRun: ["All"],
     });
   });
 
