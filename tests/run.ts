@@ -56,7 +56,7 @@ async function localClusterAnswers(): Promise<boolean> {
 }
 
 const staticChecks: [string, string[]][] = [
-  ["format check and lint (biome ci)", [bun, "x", "biome", "ci", "."]],
+  ["format check and lint (biome ci)", [bun, "x", "biome", "ci", "--error-on-warnings", "."]],
   ["type check (tsc --noEmit)", [bun, "x", "tsc", "--noEmit", "-p", "."]],
 ];
 for (const [title, cmd] of staticChecks) {

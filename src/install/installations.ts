@@ -20,8 +20,7 @@ import { InstallError } from "./apply.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
 import { APP_NAME, APP_NAME_LABEL, INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";
-
-const DEPLOYMENTS = INSTALL_RESOURCES.Deployment as ResourceType;
+import { DEPLOYMENTS } from "../kube/resources.ts";
 
 export interface Installation {
   namespace: string;

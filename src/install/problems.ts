@@ -11,6 +11,7 @@
  * - An image whose tag is a version other than the installed version label.
  * Each problem is one line that says what to do.
  */
+import { LEASE_NAME } from "../api/names.ts";
 import { holderPod, podLine, type PodState } from "./pods.ts";
 import type { OperatorStatus } from "./status.ts";
 
@@ -61,7 +62,7 @@ function leaderProblem(s: OperatorStatus, now: number): string | undefined {
   const l = s.leader;
   const none = "ready pods but no leader";
   if (!l)
-    return `${none}: there is no Lease ${s.namespace}/webapp-operator-lock; see kubectl -n ${s.namespace} logs deployment/webapp-operator`;
+    return `${none}: there is no Lease ${s.namespace}/${LEASE_NAME}; see kubectl -n ${s.namespace} logs deployment/webapp-operator`;
   if (!l.holder)
     return `${none}: the Lease has no holder; see kubectl -n ${s.namespace} logs deployment/webapp-operator`;
   if (l.renewTime && now - Date.parse(l.renewTime) > l.leaseDurationSeconds * 1000)

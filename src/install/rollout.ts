@@ -10,17 +10,14 @@
  * - On failure the error names the pods' waiting reasons (ImagePullBackOff, CrashLoopBackOff...) so the
  *   user sees why, not only that it timed out.
  */
-import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import type { KubeClient, KubeObject } from "../kube/types.ts";
 import { readDeployment, rolloutState } from "../readiness/deployment.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { InstallError } from "./apply.ts";
-import { INSTALL_RESOURCES } from "./manifests.ts";
+import { DEPLOYMENTS, PODS } from "../kube/resources.ts";
 
 export const POLL_MS = 1000;
 export const PROGRESS_EVERY_MS = 10_000;
-
-const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
-const DEPLOYMENTS = INSTALL_RESOURCES.Deployment as ResourceType;
 
 export interface DeploymentLike extends KubeObject {
   spec?: { replicas?: number; selector?: { matchLabels?: Record<string, string> } };

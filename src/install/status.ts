@@ -21,15 +21,7 @@ import { statusProblems } from "./problems.ts";
 import type { DeploymentLike } from "./rollout.ts";
 import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
 import { type KstatusStatus, kstatusOf } from "../readiness/kstatus.ts";
-
-const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
-const LEASES: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
+import { LEASES, PODS } from "../kube/resources.ts";
 
 export interface OperatorStatus {
   namespace: string;

@@ -24,21 +24,10 @@ import {
   buildManifests,
   defaultImage,
   displayName,
-  INSTALL_RESOURCES,
   LEASE_NAME,
   resourceOf,
 } from "./manifests.ts";
-
-const LEASES: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
-const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
-const CRDS = INSTALL_RESOURCES.CustomResourceDefinition as ResourceType;
-const NAMESPACES = INSTALL_RESOURCES.Namespace as ResourceType;
+import { CRDS, LEASES, NAMESPACES, PODS, qualifiedName } from "../kube/resources.ts";
 
 export type DeleteAction = "deleted" | "not found" | "kept" | "already being deleted";
 
@@ -118,7 +107,7 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
     if (obj.kind === "CustomResourceDefinition" || obj.kind === "Namespace") continue;
     await remove(resourceOf(obj), obj.metadata.name as string, obj.metadata.namespace, displayName(obj));
   }
-  await remove(LEASES, LEASE_NAME, namespace, `lease.coordination.k8s.io/${LEASE_NAME}`);
+  await remove(LEASES, LEASE_NAME, namespace, qualifiedName(LEASES, LEASE_NAME));
 
   let ns: KubeObject | undefined;
   try {
@@ -141,7 +130,7 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
       note: "it was not created by devctl alone (other tools wrote to it); delete it yourself if it is no longer needed",
     });
 
-  const crd = `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME}`;
+  const crd = qualifiedName(CRDS, CRD_NAME);
   if (o.deleteCrd) await remove(CRDS, CRD_NAME, undefined, crd);
   else
     report({ name: crd, action: "kept", note: "WebApps stay; pass --delete-crd to remove the CRD and every WebApp" });

@@ -13,24 +13,16 @@
  *   log); a log that cannot be read is left out, never an error.
  */
 import { isNotFound } from "../kube/errors.ts";
-import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { InstallError } from "./apply.ts";
 import { CONTAINER_NAME } from "./deployment.ts";
-import { INSTALL_RESOURCES, LEASE_NAME } from "./manifests.ts";
+import { LEASE_NAME } from "./manifests.ts";
 import { podLine, podState, waitVerdict, type PodLike, type PodState } from "./pods.ts";
 import { readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { POLL_MS, PROGRESS_EVERY_MS, type DeploymentLike } from "./rollout.ts";
+import { DEPLOYMENTS, LEASES, PODS } from "../kube/resources.ts";
 
-const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
-const LEASES: ResourceType = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
-const DEPLOYMENTS = INSTALL_RESOURCES.Deployment as ResourceType;
 /** Log lines are cut to this many characters in progress lines. */
 const LOG_LINE_MAX = 240;
 

@@ -9,8 +9,9 @@
  * - Reads any JSON defensively; a missing field is absent.
  */
 import type { KubeObject, ResourceType } from "../kube/types.ts";
+import { PODS } from "../kube/resources.ts";
 
-export const POD_RESOURCE: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
+export const POD_RESOURCE: ResourceType = PODS;
 
 /** Waiting reasons that do not resolve without someone acting (the kubelet retries them with back-off). */
 export const POD_FAILURE_REASONS = [

@@ -8,13 +8,12 @@ import { defineCommand } from "citty";
 import { LEASE_RESOURCE } from "../../api/webapp.ts";
 import { LEASE_NAME } from "../../install/manifests.ts";
 import { isNotFound } from "../../kube/errors.ts";
-import type { KubeClient, KubeObject, ResourceType } from "../../kube/types.ts";
+import type { KubeClient, KubeObject } from "../../kube/types.ts";
 import { intFlag } from "../_flags.ts";
 import { clientFrom, connectionArgs } from "../_global.ts";
 import { info } from "../_output.ts";
 import { operatorNamespaceArg } from "./install.ts";
-
-const PODS: ResourceType = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true };
+import { PODS } from "../../kube/resources.ts";
 
 /** The pod name in a holderIdentity written by manager.ts: everything before the last "_". */
 export const podOfHolder = (holder: string): string => holder.replace(/_[^_]*$/, "");

@@ -4,6 +4,7 @@
  * messages name the flags as typed (`--lease-duration (2s) must be greater than --renew-deadline (5s)`).
  */
 import { defineCommand } from "citty";
+import { LEASE_NAME } from "../../api/names.ts";
 import { validateLeaderElectionConfig } from "../../runtime/leader-election.ts";
 import { UsageError } from "../_errors.ts";
 import { choiceFlag, durationFlag, intFlag, parseDuration, parseIntIn, typed } from "../_flags.ts";
@@ -48,7 +49,7 @@ export const runArgs = {
   ),
   concurrency: intFlag({ default: "4", description: "Maximum concurrent reconciles" }, 1, 1000),
   "leader-elect": { type: "boolean", default: true, description: "Use a Lease so that only one replica reconciles" },
-  "lease-name": { type: "string", default: "webapp-operator-lock", description: "Name of the leader-election Lease" },
+  "lease-name": { type: "string", default: LEASE_NAME, description: "Name of the leader-election Lease" },
   "lease-namespace": {
     type: "string",
     description:
