@@ -72,7 +72,20 @@ describeWhen(LOCAL_CONTROL_PLANE)("children the garbage collector missed", () =>
     console.error(`orphans: both children of the deleted WebApp collected ${Date.now() - t0} ms after its deletion`);
 
     for (const child of ["gone-deployment", "gone-svc"]) {
-      const events = (await eventsFor(ns.name, child)).filter((e) => e.reason === "OrphanDeleted");
+      // The recorder writes events in the background and log lines arrive through a pipe: wait for both.
+      const events = await eventually(
+        async () => {
+          const found = (await eventsFor(ns.name, child)).filter((e) => e.reason === "OrphanDeleted");
+          return found.length > 0 ? found : undefined;
+        },
+        15_000,
+        `the OrphanDeleted event of ${child}`,
+      );
+      await eventually(
+        async () => logEntries(op).some((l) => l.msg.startsWith("deleted ") && l.msg.includes(child)),
+        5_000,
+        `the log line of ${child}'s deletion`,
+      );
       expect(events.map((e) => e.type)).toEqual(["Normal"]);
       expect(events[0]?.message).toContain("its controller WebApp gone");
       expect(logEntries(op).filter((l) => l.msg.startsWith("deleted ") && l.msg.includes(child)).length).toBe(1);

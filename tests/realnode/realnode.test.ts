@@ -10,7 +10,21 @@ import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { RealNodeState } from "../cluster/state.ts";
 import { testWhen } from "../_skip.ts";
-import { DEPLOYMENTS, devctl, EVENTS, eventually, getOrUndefined, kube, kubectl, tempNamespace } from "../_support.ts";
+import {
+  conditionOf,
+  DEPLOYMENTS,
+  devctl,
+  EVENTS,
+  eventsFor,
+  eventually,
+  getOrUndefined,
+  kube,
+  kubectl,
+  SERVICES,
+  tempNamespace,
+  WEBAPPS,
+  type WebAppLike,
+} from "../_support.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
 import {
   buildImage,
@@ -203,6 +217,62 @@ describe("the operator image on the real node", () => {
       await ns.drop();
     }
   });
+
+  realTest(
+    "the installed RBAC is what the pod has: without patch on services the WebApp is Stalled, status and a Warning name the verb; restored, it recovers",
+    async () => {
+      const role = `webapp-operator-${NS}`;
+      type Role = KubeObject & { rules: { apiGroups?: string[]; resources?: string[]; verbs: string[] }[] };
+      const current = JSON.parse(kubectl(["get", "clusterrole", role, "-o", "json"]).stdout) as Role;
+      const index = current.rules.findIndex((r) => r.resources?.includes("services") && r.apiGroups?.includes(""));
+      expect(index).toBeGreaterThanOrEqual(0);
+      const verbs = current.rules[index]?.verbs ?? [];
+      expect(verbs).toContain("patch");
+      const setVerbs = (v: string[]) =>
+        kubectl([
+          "patch",
+          "clusterrole",
+          role,
+          "--type=json",
+          `-p=${JSON.stringify([{ op: "replace", path: `/rules/${index}/verbs`, value: v }])}`,
+        ]);
+      const ns = await tempNamespace("realnode-rbac");
+      try {
+        expect(setVerbs(verbs.filter((v) => v !== "patch")).code).toBe(0);
+        const create = devctl(["webapp", "create", "locked", "-n", ns.name, "--image", "nginx:1.25", "--port", "80"]);
+        expect(create.code).toBe(0);
+        const stalled = await eventually(
+          async () => {
+            const wa = await getOrUndefined<WebAppLike>(WEBAPPS, "locked", ns.name);
+            const c = conditionOf(wa, "Stalled");
+            return c?.status === "True" && c.reason === "Forbidden" ? c : undefined;
+          },
+          60_000,
+          "the WebApp Stalled with reason Forbidden",
+        );
+        expect(stalled.message).toContain("Service locked-svc");
+        expect(stalled.message).toMatch(/cannot patch services/);
+        const warning = await eventually(
+          async () =>
+            (await eventsFor(ns.name, "locked")).find((e) => e.type === "Warning" && e.reason === "Forbidden"),
+          30_000,
+          "a Warning event with reason Forbidden",
+        );
+        expect(warning.message).toMatch(/cannot patch services/);
+        expect(setVerbs(verbs).code).toBe(0);
+        await eventually(
+          async () =>
+            conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "locked", ns.name), "Stalled")?.status === "False",
+          90_000,
+          "the WebApp no longer Stalled once the verb is back",
+        );
+        expect(await getOrUndefined(SERVICES, "locked-svc", ns.name)).toBeDefined();
+      } finally {
+        setVerbs(verbs);
+        await ns.drop();
+      }
+    },
+  );
 
   realTest(`kubectl delete pod <leader>: another replica leads within ${HANDOFF_BOUND_MS / 1000} s`, async () => {
     const old = (await leaderPod()).metadata.name ?? "";
