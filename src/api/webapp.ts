@@ -56,12 +56,12 @@ export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
  * limit is 110 pods per node) yet low enough to stop such mistakes. Raise it here if needed;
  * the CRD follows on regeneration.
  */
-export const MAX_REPLICAS = 1000;
+export const WEBAPP_MAX_REPLICAS = 1000;
 /**
  * spec.replicas when a WebApp omits it (the CRD's default, so installed CRDs carry it). Not the operator's own
- * replica count, which install chooses (install/manifests.ts DEFAULT_REPLICAS, 2, for a warm standby).
+ * replica count, which install chooses (install/manifests.ts OPERATOR_DEFAULT_REPLICAS, 2, for a warm standby).
  */
-export const DEFAULT_REPLICAS = 1;
+export const WEBAPP_DEFAULT_REPLICAS = 1;
 /**
  * Upper bound on spec.image: a repository name is at most 255 characters, a tag 128, a sha512
  * digest 135, a registry host 253 + port. 1024 holds any valid reference and bounds the cost the
@@ -113,12 +113,12 @@ export const WebAppSpec = v.pipe(
     replicas: v.optional(
       v.pipe(
         v.number(),
-        v.description(`Number of pods to run, ${1} to ${MAX_REPLICAS}. Defaults to ${DEFAULT_REPLICAS}.`),
+        v.description(`Number of pods to run, ${1} to ${WEBAPP_MAX_REPLICAS}. Defaults to ${WEBAPP_DEFAULT_REPLICAS}.`),
         v.integer(wholeNumber),
         v.minValue(1, atLeast(1)),
-        v.maxValue(MAX_REPLICAS, atMost(MAX_REPLICAS)),
+        v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
       ),
-      DEFAULT_REPLICAS,
+      WEBAPP_DEFAULT_REPLICAS,
     ),
     port: v.pipe(
       v.number(),

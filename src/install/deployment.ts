@@ -18,7 +18,7 @@
 import type { KubeObject } from "../kube/types.ts";
 import { containerResources, type ContainerResources } from "./resources.ts";
 
-export const CONTAINER_NAME = "operator";
+export const OPERATOR_CONTAINER_NAME = "operator";
 export const METRICS_PORT = 8080;
 export const HEALTH_PORT = 8081;
 /** `operator run`'s default --shutdown-timeout is 30 s; Kubernetes must wait longer than that. */
@@ -97,7 +97,7 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
           ...(p.imagePullSecrets?.length ? { imagePullSecrets: p.imagePullSecrets.map((name) => ({ name })) } : {}),
           containers: [
             {
-              name: CONTAINER_NAME,
+              name: OPERATOR_CONTAINER_NAME,
               image: p.image,
               ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
               args: operatorArgs(p),

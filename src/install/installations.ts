@@ -17,7 +17,7 @@ import { MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { InstallError } from "./apply.ts";
-import { CONTAINER_NAME } from "./deployment.ts";
+import { OPERATOR_CONTAINER_NAME } from "./deployment.ts";
 import { APP_NAME, APP_NAME_LABEL, INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import type { DeploymentLike } from "./rollout.ts";
 import { DEPLOYMENTS } from "../kube/resources.ts";
@@ -35,7 +35,7 @@ export function installationOf(d: DeploymentLike): Installation {
   const containers =
     (d.spec as { template?: { spec?: { containers?: { name: string; image: string }[] } } } | undefined)?.template?.spec
       ?.containers ?? [];
-  const c = containers.find((x) => x.name === CONTAINER_NAME) ?? containers[0];
+  const c = containers.find((x) => x.name === OPERATOR_CONTAINER_NAME) ?? containers[0];
   return {
     namespace: d.metadata.namespace ?? "",
     version: d.metadata.labels?.[VERSION_LABEL] ?? "unknown",

@@ -43,9 +43,9 @@ export const DEFAULT_IMAGE_REPOSITORY = "ghcr.io/devctl/devctl";
  * duration (15 s) when the leader's node goes away; the cost is one more pod of the same memory
  * request (resources.ts), as a standby caches everything the leader does.
  */
-export const DEFAULT_REPLICAS = 2;
+export const OPERATOR_DEFAULT_REPLICAS = 2;
 /** Far more than leader election can use; a guard against typos. */
-export const MAX_REPLICAS = 10;
+export const OPERATOR_MAX_REPLICAS = 10;
 export const OPERATOR_NAME = "webapp-operator";
 export const SERVICE_ACCOUNT_NAME = OPERATOR_NAME;
 export { LEASE_NAME };
@@ -74,7 +74,7 @@ export const defaultImage = (version: string = VERSION): string => `${DEFAULT_IM
 export const defaultInstallOptions = (): InstallOptions => ({
   namespace: DEFAULT_NAMESPACE,
   image: defaultImage(),
-  replicas: DEFAULT_REPLICAS,
+  replicas: OPERATOR_DEFAULT_REPLICAS,
 });
 
 /** Cluster-scoped objects are per install namespace, so installs never share a binding. */

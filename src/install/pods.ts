@@ -13,7 +13,7 @@
  *   identity starts with its pod's name), so the holder is matched to a pod by name, never by guess.
  */
 import type { KubeObject } from "../kube/types.ts";
-import { CONTAINER_NAME } from "./deployment.ts";
+import { OPERATOR_CONTAINER_NAME } from "./deployment.ts";
 import type { RolloutState } from "../readiness/deployment.ts";
 
 export const PULL_ERRORS = ["ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName"] as const;
@@ -52,9 +52,9 @@ export function podState(p: PodLike): PodState {
   const pod = p.metadata.name ?? "";
   if (p.metadata.deletionTimestamp) return { kind: "terminating", pod };
   const specImage =
-    (p.spec?.containers?.find((c) => c.name === CONTAINER_NAME) ?? p.spec?.containers?.[0])?.image ?? "";
+    (p.spec?.containers?.find((c) => c.name === OPERATOR_CONTAINER_NAME) ?? p.spec?.containers?.[0])?.image ?? "";
   const statuses = p.status?.containerStatuses ?? [];
-  const c = statuses.find((s) => s.name === CONTAINER_NAME) ?? statuses[0];
+  const c = statuses.find((s) => s.name === OPERATOR_CONTAINER_NAME) ?? statuses[0];
   const waiting = c?.state?.waiting;
   const image = specImage || c?.image || "";
   if (waiting?.reason && (PULL_ERRORS as readonly string[]).includes(waiting.reason))

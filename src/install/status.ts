@@ -13,7 +13,7 @@ import { SCHEMA_VERSION_ANNOTATION } from "../api/crd.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { humanDuration } from "../printers/format.ts";
-import { CONTAINER_NAME } from "./deployment.ts";
+import { OPERATOR_CONTAINER_NAME } from "./deployment.ts";
 import { APP_NAME, APP_NAME_LABEL, INSTALL_RESOURCES, LEASE_NAME, OPERATOR_NAME, VERSION_LABEL } from "./manifests.ts";
 import { findInstallations, type Installation } from "./installations.ts";
 import { podState, type PodLike, type PodState } from "./pods.ts";
@@ -100,7 +100,7 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
     const containers =
       (dep.spec as { template?: { spec?: { containers?: { name: string; image: string }[] } } } | undefined)?.template
         ?.spec?.containers ?? [];
-    const c = containers.find((x) => x.name === CONTAINER_NAME) ?? containers[0];
+    const c = containers.find((x) => x.name === OPERATOR_CONTAINER_NAME) ?? containers[0];
     status.deployment = {
       version: dep.metadata.labels?.[VERSION_LABEL] ?? "unknown",
       image: c?.image ?? "unknown",

@@ -16,7 +16,7 @@ import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { InstallError } from "./apply.ts";
-import { CONTAINER_NAME } from "./deployment.ts";
+import { OPERATOR_CONTAINER_NAME } from "./deployment.ts";
 import { LEASE_NAME } from "./manifests.ts";
 import { podLine, podState, waitVerdict, type PodLike, type PodState } from "./pods.ts";
 import { readDeployment, rolloutState } from "../readiness/deployment.ts";
@@ -130,7 +130,7 @@ async function withLastLogs(
 async function readLastLog(client: KubeClient, namespace: string, pod: string, signal?: AbortSignal) {
   const path =
     `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log` +
-    `?container=${CONTAINER_NAME}&previous=true&tailLines=20`;
+    `?container=${OPERATOR_CONTAINER_NAME}&previous=true&tailLines=20`;
   try {
     return lastLine(String(await client.raw("GET", path, undefined, undefined, signal)));
   } catch {

@@ -16,7 +16,7 @@ import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import { API_VERSION, DEPLOYMENT_SUFFIX, KIND, SERVICE_SUFFIX, type WebApp } from "../api/webapp.ts";
 
 export const MANAGED_BY_VALUE = "webapp-operator";
-export const CONTAINER_NAME = "app";
+export const WEBAPP_CONTAINER_NAME = "app";
 export const SERVICE_PORT = 80;
 export const SERVICE_PORT_NAME = "http";
 
@@ -79,7 +79,7 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
         spec: {
           containers: [
             {
-              name: CONTAINER_NAME,
+              name: WEBAPP_CONTAINER_NAME,
               image: webapp.spec.image,
               ports: [{ containerPort: webapp.spec.port, protocol: "TCP" }],
             },

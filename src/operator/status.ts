@@ -28,7 +28,7 @@ import { type DeploymentView, type RolloutState, readDeployment, rolloutState } 
 import { kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { controllerOf } from "./diff.ts";
-import { CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
+import { WEBAPP_CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
 
 /** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
 export type ProblemReason =
@@ -207,7 +207,7 @@ function cond(type: string, on: boolean, reason: string, message: string): Condi
 function templateImage(obj: KubeObject): string | undefined {
   const spec = record(record(record(obj.spec).template).spec);
   const containers = Array.isArray(spec.containers) ? spec.containers.map(record) : [];
-  const image = containers.find((c) => c.name === CONTAINER_NAME)?.image;
+  const image = containers.find((c) => c.name === WEBAPP_CONTAINER_NAME)?.image;
   return typeof image === "string" ? image : undefined;
 }
 

@@ -5,9 +5,9 @@ import { realClock } from "../../runtime/clock.ts";
 import {
   buildManifests,
   DEFAULT_NAMESPACE,
-  DEFAULT_REPLICAS,
+  OPERATOR_DEFAULT_REPLICAS,
   defaultImage,
-  MAX_REPLICAS,
+  OPERATOR_MAX_REPLICAS,
   OPERATOR_NAME,
   type InstallOptions,
 } from "../../install/manifests.ts";
@@ -47,11 +47,11 @@ export const manifestArgs = {
   image: { type: "string", description: `Operator image (default: ${defaultImage()})` },
   replicas: intFlag(
     {
-      default: String(DEFAULT_REPLICAS),
+      default: String(OPERATOR_DEFAULT_REPLICAS),
       description: "Operator replicas; one leads, the others stand by with warm caches",
     },
     1,
-    MAX_REPLICAS,
+    OPERATOR_MAX_REPLICAS,
   ),
   "node-selector": typed(
     {
@@ -130,7 +130,7 @@ export function installOptionsFrom(args: ManifestFlags): InstallOptions {
   return {
     namespace,
     image,
-    replicas: parsePositiveInt(args.replicas, "replicas", MAX_REPLICAS),
+    replicas: parsePositiveInt(args.replicas, "replicas", OPERATOR_MAX_REPLICAS),
     version: VERSION,
     ...(nodeSelector ? { nodeSelector } : {}),
     ...(tolerations ? { tolerations } : {}),

@@ -3,7 +3,7 @@
  * as `kubectl scale` does (so RBAC on webapps/scale is what it needs); --dry-run=client|server.
  */
 import { defineCommand } from "citty";
-import { MAX_REPLICAS, SINGULAR, WEBAPP_RESOURCE } from "../../api/webapp.ts";
+import { WEBAPP_MAX_REPLICAS, SINGULAR, WEBAPP_RESOURCE } from "../../api/webapp.ts";
 import { type DryRun, dryRunFlag, intFlag, parseIntIn } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
@@ -21,12 +21,16 @@ Examples:
   },
   args: {
     name: { type: "positional", description: "Name of the WebApp", required: true },
-    replicas: intFlag({ required: true, description: `The new number of pods (1-${MAX_REPLICAS})` }, 1, MAX_REPLICAS),
+    replicas: intFlag(
+      { required: true, description: `The new number of pods (1-${WEBAPP_MAX_REPLICAS})` },
+      1,
+      WEBAPP_MAX_REPLICAS,
+    ),
     ...clusterArgs,
     "dry-run": dryRunFlag("client: only check it exists; server: the API server checks the change, stores nothing"),
   },
   async run({ args }) {
-    const replicas = parseIntIn(args.replicas, "--replicas", 1, MAX_REPLICAS);
+    const replicas = parseIntIn(args.replicas, "--replicas", 1, WEBAPP_MAX_REPLICAS);
     const dryRun = args["dry-run"] as DryRun;
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
