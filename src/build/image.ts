@@ -122,7 +122,8 @@ function pickBuilder(wanted: string | undefined): Builder {
   const found = BUILDERS.find((b) => Bun.which(b));
   if (!found) {
     throw new Error(
-      "no image builder found: install buildah (apt-get install buildah), podman or docker, or run `npm run image -- --stage-only` and build the Dockerfile elsewhere",
+      "no image builder found: install buildah (apt-get install buildah), podman or docker, " +
+        "or run `npm run image -- --stage-only` and build the Dockerfile elsewhere",
     );
   }
   return found;

@@ -40,7 +40,9 @@ function realNodeOrWhy(local: boolean): { up: true } | { up: false; why: string 
   if (!local) {
     return {
       up: false,
-      why: "your own cluster may not have the image: the operator runs here from dist/devctl (to run it in the cluster: npm run image, load the archive, devctl operator install --image <ref>)",
+      why:
+        "your own cluster may not have the image: the operator runs here from dist/devctl " +
+        "(to run it in the cluster: npm run image, load the archive, devctl operator install --image <ref>)",
     };
   }
   const r = Bun.spawnSync([bun, "run", "tests/cluster/cli.ts", "status"], {
@@ -162,13 +164,15 @@ if (node.up) await show(["-n", operatorNamespace, "get", "pods", "-o", "wide"], 
 
 if (!operator) {
   say(
-    `the operator keeps running in namespace ${operatorNamespace} (devctl operator uninstall removes it; KUBECONFIG=${kubeconfig}; npm run cluster:down stops the local cluster)`,
+    `the operator keeps running in namespace ${operatorNamespace} ` +
+      `(devctl operator uninstall removes it; KUBECONFIG=${kubeconfig}; npm run cluster:down stops the local cluster)`,
   );
   process.exit(0);
 }
 if (process.stdin.isTTY) {
   console.error(
-    `\nThe operator keeps running: try \`KUBECONFIG=${kubeconfig} kubectl scale deployment my-service-deployment --replicas=1\` and watch it heal.\nCtrl-C stops it; \`npm run cluster:down\` stops the local cluster.`,
+    `\nThe operator keeps running: try \`KUBECONFIG=${kubeconfig} kubectl scale deployment my-service-deployment ` +
+      "--replicas=1` and watch it heal.\nCtrl-C stops it; `npm run cluster:down` stops the local cluster.",
   );
   process.exit(await operator.exited);
 }

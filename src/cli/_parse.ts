@@ -38,6 +38,26 @@ const aliasesOf = (def: ArgDef): string[] =>
 export const isFlagToken = (t: string): boolean => t.startsWith("-") && t !== "-" && !/^-\d/.test(t);
 
 export function parseCommandArgs(defs: ArgsDef, tokens: readonly string[], command: string): Parsed {
+  const { longs, shorts, positionalDefs } = indexDefs(defs);
+  const scan: Scan = { tokens, command, longs, shorts, values: {}, spelled: {} };
+  const positionals: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    if (t === "--") {
+      positionals.push(...tokens.slice(i + 1));
+      break;
+    }
+    if (!isFlagToken(t)) positionals.push(t);
+    else if (t.startsWith("--")) i = readLong(scan, t, i);
+    else i = readShorts(scan, t, i);
+  }
+  checkPositionals(positionalDefs, positionals, command);
+  checkFlags(defs, scan.values, scan.spelled, command);
+  return { values: scan.values, positionals, rawArgs: canonical(scan.values, positionals) };
+}
+
+/** The flags by long name and by one-letter alias, and the positionals in their declared order. */
+function indexDefs(defs: ArgsDef): { longs: Map<string, Known>; shorts: Map<string, Known>; positionalDefs: Known[] } {
   const longs = new Map<string, Known>();
   const shorts = new Map<string, Known>();
   const positionalDefs: Known[] = [];
@@ -49,77 +69,90 @@ export function parseCommandArgs(defs: ArgsDef, tokens: readonly string[], comma
     longs.set(name, { name, def });
     for (const a of aliasesOf(def)) (a.length === 1 ? shorts : longs).set(a, { name, def });
   }
-  const values: Record<string, string | boolean> = {};
-  const spelled: Record<string, string> = {};
-  const positionals: string[] = [];
-  const unknown = (flag: string, hint?: string): never => {
-    throw new UsageError(`unknown flag ${flag} for "${command}"${hint ? ` (did you mean ${hint}?)` : ""}`);
-  };
-  const valueAfter = (i: number, flag: string): string => {
-    const next = tokens[i + 1];
-    if (next === undefined || isFlagToken(next) || next === "--")
-      throw new UsageError(`flag ${flag} of "${command}" needs a value`);
-    return next;
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i] as string;
-    if (t === "--") {
-      positionals.push(...tokens.slice(i + 1));
-      break;
-    }
-    if (!isFlagToken(t)) {
-      positionals.push(t);
-      continue;
-    }
-    if (t.startsWith("--")) {
-      const eq = t.indexOf("=");
-      const key = eq < 0 ? t.slice(2) : t.slice(2, eq);
-      const inline = eq < 0 ? undefined : t.slice(eq + 1);
-      const flag = `--${key}`;
-      const known = longs.get(key);
-      const negated = key.startsWith("no-") ? longs.get(key.slice(3)) : undefined;
-      if (!known && negated?.def.type === "boolean" && inline === undefined) {
-        values[negated.name] = false;
-        spelled[negated.name] = flag;
-        continue;
-      }
-      if (!known) {
-        const near = suggest(key, [...longs.keys()]);
-        unknown(flag, near ? `--${near}` : undefined);
-        continue;
-      }
-      spelled[known.name] = flag;
-      if (known.def.type === "boolean") values[known.name] = booleanValue(inline, flag);
-      else if (inline !== undefined) values[known.name] = inline;
-      else if (bareValueOf(known.def) !== undefined) {
-        const next = tokens[i + 1];
-        if (next !== undefined && known.def.valueHint?.split("|").includes(next))
-          throw new UsageError(`${flag} takes its value after "=": ${flag}=${next}`);
-        values[known.name] = bareValueOf(known.def) as string;
-      } else values[known.name] = valueAfter(i++, flag);
-      continue;
-    }
-    // One or more short flags: -A, -Ay, -n value, -nvalue, -n=value.
-    const chars = t.slice(1);
-    for (let j = 0; j < chars.length; j++) {
-      const c = chars[j] as string;
-      const known = shorts.get(c);
-      if (!known) {
-        const near = [...shorts.keys()].find((s) => s.toLowerCase() === c.toLowerCase());
-        unknown(`-${c}`, near ? `-${near}` : longs.has(c) ? `--${c}` : undefined);
-        break;
-      }
-      spelled[known.name] = `-${c}`;
-      if (known.def.type === "boolean") {
-        values[known.name] = true;
-        continue;
-      }
-      const rest = chars.slice(j + 1);
-      values[known.name] = rest.startsWith("=") ? rest.slice(1) : rest !== "" ? rest : valueAfter(i++, `-${c}`);
-      break;
-    }
+  return { longs, shorts, positionalDefs };
+}
+
+/** The state of one scan over a command's tokens: what is known, and what has been read so far. */
+interface Scan {
+  tokens: readonly string[];
+  command: string;
+  longs: Map<string, Known>;
+  shorts: Map<string, Known>;
+  values: Record<string, string | boolean>;
+  /** How each given flag was typed, by definition name. */
+  spelled: Record<string, string>;
+}
+
+const unknownFlag = (s: Scan, flag: string, hint?: string): never => {
+  throw new UsageError(`unknown flag ${flag} for "${s.command}"${hint ? ` (did you mean ${hint}?)` : ""}`);
+};
+
+/** The token after index i as the value of flag; a UsageError if there is none or it is a flag. */
+function valueAfter(s: Scan, i: number, flag: string): string {
+  const next = s.tokens[i + 1];
+  if (next === undefined || isFlagToken(next) || next === "--")
+    throw new UsageError(`flag ${flag} of "${s.command}" needs a value`);
+  return next;
+}
+
+/** Reads the long flag t at index i (`--name`, `--name=value`, `--no-name`); returns the index of its last token. */
+function readLong(s: Scan, t: string, i: number): number {
+  const eq = t.indexOf("=");
+  const key = eq < 0 ? t.slice(2) : t.slice(2, eq);
+  const inline = eq < 0 ? undefined : t.slice(eq + 1);
+  const flag = `--${key}`;
+  const known = s.longs.get(key);
+  const negated = key.startsWith("no-") ? s.longs.get(key.slice(3)) : undefined;
+  if (!known && negated?.def.type === "boolean" && inline === undefined) {
+    s.values[negated.name] = false;
+    s.spelled[negated.name] = flag;
+    return i;
   }
-  checkPositionals(positionalDefs, positionals, command);
+  if (!known) {
+    const near = suggest(key, [...s.longs.keys()]);
+    return unknownFlag(s, flag, near ? `--${near}` : undefined);
+  }
+  s.spelled[known.name] = flag;
+  if (known.def.type === "boolean") s.values[known.name] = booleanValue(inline, flag);
+  else if (inline !== undefined) s.values[known.name] = inline;
+  else if (bareValueOf(known.def) !== undefined) {
+    const next = s.tokens[i + 1];
+    if (next !== undefined && known.def.valueHint?.split("|").includes(next))
+      throw new UsageError(`${flag} takes its value after "=": ${flag}=${next}`);
+    s.values[known.name] = bareValueOf(known.def) as string;
+  } else s.values[known.name] = valueAfter(s, i++, flag);
+  return i;
+}
+
+/** Reads one or more short flags at index i: -A, -Ay, -n value, -nvalue, -n=value; returns the index of the last. */
+function readShorts(s: Scan, t: string, i: number): number {
+  const chars = t.slice(1);
+  for (let j = 0; j < chars.length; j++) {
+    const c = chars[j] as string;
+    const known = s.shorts.get(c);
+    if (!known) {
+      const near = [...s.shorts.keys()].find((k) => k.toLowerCase() === c.toLowerCase());
+      return unknownFlag(s, `-${c}`, near ? `-${near}` : s.longs.has(c) ? `--${c}` : undefined);
+    }
+    s.spelled[known.name] = `-${c}`;
+    if (known.def.type === "boolean") {
+      s.values[known.name] = true;
+      continue;
+    }
+    const rest = chars.slice(j + 1);
+    s.values[known.name] = rest.startsWith("=") ? rest.slice(1) : rest !== "" ? rest : valueAfter(s, i++, `-${c}`);
+    break;
+  }
+  return i;
+}
+
+/** Every required flag is set, and every given value passes its enum options and its flag's own check. */
+function checkFlags(
+  defs: ArgsDef,
+  values: Readonly<Record<string, string | boolean>>,
+  spelled: Readonly<Record<string, string>>,
+  command: string,
+): void {
   for (const [name, def] of Object.entries(defs)) {
     if (def.type === "positional") continue;
     const given = values[name];
@@ -134,7 +167,6 @@ export function parseCommandArgs(defs: ArgsDef, tokens: readonly string[], comma
       throw new UsageError(`${flag} "${given}" must be one of: ${def.options.join(", ")}`);
     parserOf(def)?.(given, flag);
   }
-  return { values, positionals, rawArgs: canonical(values, positionals) };
 }
 
 function booleanValue(inline: string | undefined, flag: string): boolean {

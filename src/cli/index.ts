@@ -5,7 +5,9 @@ export const devctl = defineCommand({
   meta: {
     name: "devctl",
     description:
-      "Platform CLI and WebApp operator.\n\nExamples:\n  devctl operator install\n  devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080\n  devctl webapp list -A",
+      "Platform CLI and WebApp operator.\n\nExamples:\n  devctl operator install\n" +
+      "  devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080\n" +
+      "  devctl webapp list -A",
   },
   subCommands: {
     completion: () => import("./completion.ts").then((m) => m.default),

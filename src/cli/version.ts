@@ -40,7 +40,10 @@ export function versionText(v: Versions): string {
 export function skewWarning(v: Versions): string | undefined {
   const o = v.operatorVersion;
   if (!o?.version || o.version === "unknown" || o.version === versionLabelValue(v.clientVersion.version)) return;
-  return `this devctl is ${v.clientVersion.version} but the operator in namespace ${o.namespace} runs ${o.version}: run \`devctl operator install -n ${o.namespace}\` with this devctl to match them`;
+  return (
+    `this devctl is ${v.clientVersion.version} but the operator in namespace ${o.namespace} runs ${o.version}: ` +
+    `run \`devctl operator install -n ${o.namespace}\` with this devctl to match them`
+  );
 }
 
 export default defineCommand({

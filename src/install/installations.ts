@@ -86,23 +86,28 @@ export function terminatingProblem(ns: NamespaceLike | undefined): string | unde
 export type LeaseNamespaceChoice = { kind: "join"; namespace: string } | { kind: "refuse"; message: string };
 
 export function leaseNamespaceFor(installed: readonly Installation[] | { forbidden: string }): LeaseNamespaceChoice {
+  const needs = "operator run outside a cluster with leader election needs --lease-namespace";
   const how =
     "pass --lease-namespace NAMESPACE (the installed operator's, to join its leader election), " +
     "or --leader-elect=false to run one operator without a Lease";
   if ("forbidden" in installed)
     return {
       kind: "refuse",
-      message: `operator run outside a cluster with leader election needs --lease-namespace: this identity may not list Deployments to find the installed operator (${installed.forbidden}); ${how}`,
+      message:
+        `${needs}: this identity may not list Deployments to find the installed operator ` +
+        `(${installed.forbidden}); ${how}`,
     };
   if (installed.length === 1) return { kind: "join", namespace: (installed[0] as Installation).namespace };
   if (!installed.length)
     return {
       kind: "refuse",
-      message: `operator run outside a cluster with leader election needs --lease-namespace: no devctl operator is installed whose Lease (${LEASE_NAME}) it could share; ${how}`,
+      message: `${needs}: no devctl operator is installed whose Lease (${LEASE_NAME}) it could share; ${how}`,
     };
   return {
     kind: "refuse",
-    message: `operator run outside a cluster with leader election needs --lease-namespace: devctl operators are installed in ${installed.map((i) => i.namespace).join(", ")} (two fleets already; see devctl operator status); ${how}`,
+    message:
+      `${needs}: devctl operators are installed in ${installed.map((i) => i.namespace).join(", ")} ` +
+      `(two fleets already; see devctl operator status); ${how}`,
   };
 }
 

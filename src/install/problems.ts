@@ -66,7 +66,10 @@ function leaderProblem(s: OperatorStatus, now: number): string | undefined {
   if (!l.holder)
     return `${none}: the Lease has no holder; see kubectl -n ${s.namespace} logs deployment/webapp-operator`;
   if (l.renewTime && now - Date.parse(l.renewTime) > l.leaseDurationSeconds * 1000)
-    return `${none}: ${l.holder} last renewed the Lease more than ${l.leaseDurationSeconds}s ago; see kubectl -n ${s.namespace} logs deployment/webapp-operator`;
+    return (
+      `${none}: ${l.holder} last renewed the Lease more than ${l.leaseDurationSeconds}s ago; ` +
+      `see kubectl -n ${s.namespace} logs deployment/webapp-operator`
+    );
   const live = (s.pods ?? []).filter((p) => p.kind !== "terminating").map((p) => p.pod);
   if (s.pods && !holderPod(l.holder, live))
     return (

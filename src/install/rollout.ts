@@ -58,7 +58,8 @@ export async function waitForRollout(
       );
     if (elapsed >= o.timeoutMs || o.signal?.aborted) {
       throw new InstallError(
-        `deployment ${namespace}/${name} is not ready after ${Math.round(elapsed / 1000)} s: ${state.message}${await podProblems(client, d, o.signal)}. ` +
+        `deployment ${namespace}/${name} is not ready after ${Math.round(elapsed / 1000)} s: ` +
+          `${state.message}${await podProblems(client, d, o.signal)}. ` +
           `Look at \`kubectl -n ${namespace} describe deployment ${name}\`, or wait longer with --timeout`,
       );
     }

@@ -201,5 +201,6 @@ function formatLeader(l: OperatorStatus["leader"], now: number): string {
   const renewed = Date.parse(l.renewTime);
   const ago = now - renewed;
   const expired = ago > l.leaseDurationSeconds * 1000;
-  return `${l.holder}, last renewed ${humanDuration(ago)} ago at ${l.renewTime}${expired ? ` (expired: not renewed within ${l.leaseDurationSeconds}s, no replica is leading)` : ""}`;
+  const note = expired ? ` (expired: not renewed within ${l.leaseDurationSeconds}s, no replica is leading)` : "";
+  return `${l.holder}, last renewed ${humanDuration(ago)} ago at ${l.renewTime}${note}`;
 }

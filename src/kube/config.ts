@@ -139,7 +139,10 @@ function readKubeconfig(file: string): ConfigParts {
   return { clusters: one.clusters, users: one.users, contexts: one.contexts, currentContext: one.currentContext };
 }
 
-/** kubectl's merge: for each cluster, user and context name the first file that defines it wins; so does current-context. */
+/**
+ * kubectl's merge: for each cluster, user and context name the first file that defines it wins;
+ * so does current-context.
+ */
 export function mergeKubeconfigs(parts: readonly ConfigParts[]): ConfigParts {
   const firstByName = <T extends { name: string }>(lists: T[][]): T[] => {
     const seen = new Map<string, T>();
@@ -155,6 +158,21 @@ export function mergeKubeconfigs(parts: readonly ConfigParts[]): ConfigParts {
 }
 
 function resolve(kc: KubeConfig, source: string): Connection {
+  const { ctx, cluster, user } = currentEntries(kc, source);
+  const url = serverUrl(cluster, source);
+  const tls = tlsSettings(cluster, user, `context "${ctx.name}" in ${source}`, source);
+  return {
+    server: url.toString().replace(/\/$/, ""),
+    context: ctx.name === "inClusterContext" ? "" : ctx.name,
+    namespace: ctx.namespace || "default",
+    tls,
+    ...(cluster.proxyUrl ? { proxy: cluster.proxyUrl } : {}),
+    authHeaders: authHeadersOf(kc, ctx.name, user),
+  };
+}
+
+/** The current context and the cluster and user it names; a ConfigError when the context or its cluster is missing. */
+function currentEntries(kc: KubeConfig, source: string): { ctx: Context; cluster: Cluster; user: User | null } {
   const ctx = kc.getContextObject(kc.getCurrentContext());
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
@@ -171,13 +189,20 @@ function resolve(kc: KubeConfig, source: string): Connection {
     throw new ConfigError(
       `context "${ctx.name}" in ${source} names cluster "${ctx.cluster}", which is not defined there.`,
     );
+  return { ctx, cluster, user };
+}
+
+function serverUrl(cluster: Cluster, source: string): URL {
   if (!cluster.server) throw new ConfigError(`cluster "${cluster.name}" in ${source} has no server URL.`);
-  let url: URL;
   try {
-    url = new URL(cluster.server);
+    return new URL(cluster.server);
   } catch {
     throw new ConfigError(`cluster "${cluster.name}" in ${source} has an invalid server URL "${cluster.server}".`);
   }
+}
+
+/** The cluster's and user's TLS material, read and checked to parse (a ConfigError names the field otherwise). */
+function tlsSettings(cluster: Cluster, user: User | null, where: string, source: string): TlsSettings {
   const tls: TlsSettings = { rejectUnauthorized: !cluster.skipTLSVerify };
   try {
     const ca = pem(cluster.caFile, cluster.caData);
@@ -187,13 +212,15 @@ function resolve(kc: KubeConfig, source: string): Connection {
     if (cert) tls.cert = cert;
     if (key) tls.key = key;
   } catch (e) {
-    throw new ConfigError(`cannot read TLS material of context "${ctx.name}" in ${source}: ${(e as Error).message}.`);
+    throw new ConfigError(`cannot read TLS material of ${where}: ${(e as Error).message}.`);
   }
   // Bun's fetch reports unusable TLS material only as "FailedToOpenSocket: Was there a typo in the url
   // or port?": parse it here, so the message names the field. Never quote the material itself.
   const notPem = (field: string, owner: string, kind: string) =>
     new ConfigError(
-      `${field} of ${owner} in ${source} is not a PEM ${kind}: fix it (it must hold a -----BEGIN ...----- block${field.endsWith("-data") ? ", base64-encoded" : ""}) or point --kubeconfig elsewhere.`,
+      `${field} of ${owner} in ${source} is not a PEM ${kind}: fix it ` +
+        `(it must hold a -----BEGIN ...----- block${field.endsWith("-data") ? ", base64-encoded" : ""}) ` +
+        "or point --kubeconfig elsewhere.",
     );
   if (tls.ca && !parses(tls.ca, (s) => new X509Certificate(s)))
     throw notPem(
@@ -214,34 +241,30 @@ function resolve(kc: KubeConfig, source: string): Connection {
       "private key",
     );
   if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
-  const isInCluster = ctx.name === "inClusterContext";
+  return tls;
+}
+
+/** The user's credentials as request headers: from the kubeconfig's auth provider, a token or basic auth. */
+function authHeadersOf(kc: KubeConfig, context: string, user: User | null): () => Promise<Record<string, string>> {
   const staticToken = user?.token;
   const dynamic = !!(user?.exec || user?.authProvider);
   const basic = user?.username
     ? `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}`
     : undefined;
-  const authHeaders = async (): Promise<Record<string, string>> => {
+  return async () => {
     if (dynamic) {
       // The kubeconfig's auth providers (exec plugins, token files) cache and refresh tokens themselves.
       const opts: { headers?: Record<string, string> } = {};
       try {
         await kc.applyToHTTPSOptions(opts as never);
       } catch (e) {
-        throw new ConfigError(`getting credentials for context "${ctx.name}" failed: ${(e as Error).message}`);
+        throw new ConfigError(`getting credentials for context "${context}" failed: ${(e as Error).message}`);
       }
       return { ...(opts.headers ?? {}) };
     }
     if (staticToken) return { Authorization: `Bearer ${staticToken}` };
     if (basic) return { Authorization: basic };
     return {};
-  };
-  return {
-    server: url.toString().replace(/\/$/, ""),
-    context: isInCluster ? "" : ctx.name,
-    namespace: ctx.namespace || "default",
-    tls,
-    ...(cluster.proxyUrl ? { proxy: cluster.proxyUrl } : {}),
-    authHeaders,
   };
 }
 

@@ -62,7 +62,9 @@ export function resourceExistsProblem(kind: "Deployment" | "Service", obj: KubeO
   const ownedBy = owner ? ` (it is controlled by ${owner.kind} ${owner.name})` : "";
   return {
     reason: "ResourceExists",
-    message: `${kind} ${name} exists and is not controlled by this WebApp${ownedBy}; delete it (kubectl delete ${kind.toLowerCase()} ${name} -n ${namespace}) or give the WebApp another name`,
+    message:
+      `${kind} ${name} exists and is not controlled by this WebApp${ownedBy}; ` +
+      `delete it (kubectl delete ${kind.toLowerCase()} ${name} -n ${namespace}) or give the WebApp another name`,
   };
 }
 
@@ -93,7 +95,9 @@ export function computeStatus(
   const desiredReplicas = spec?.replicas ?? dep?.specReplicas ?? 0;
   const found: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
-    const message = `the spec is invalid: ${formatIssues(parsed.issues).replaceAll("\n", "; ")}; fix it (kubectl edit webapp ${name} -n ${webapp.metadata.namespace})`;
+    const issues = formatIssues(parsed.issues).replaceAll("\n", "; ");
+    const edit = `kubectl edit webapp ${name} -n ${webapp.metadata.namespace}`;
+    const message = `the spec is invalid: ${issues}; fix it (${edit})`;
     found.unshift({ reason: "InvalidSpec", message });
   }
   const rollout = dep && webAppRollout(dep, depImage, desiredReplicas, spec?.image ?? depImage);
@@ -173,7 +177,9 @@ function deploymentProblems(name: string, dep: DeploymentView, rollout: RolloutS
   if (rollout.kind === "failed") {
     problems.push({
       reason: "ProgressDeadlineExceeded",
-      message: `Deployment ${deploymentName(name)} made no progress within its deadline (${dep.progressDeadlineExceeded}); check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
+      message:
+        `Deployment ${deploymentName(name)} made no progress within its deadline (${dep.progressDeadlineExceeded}); ` +
+        `check the pods with: kubectl describe pods -l ${webAppSelector(name)}`,
     });
   }
   if (dep.replicaFailure !== undefined) {

@@ -80,7 +80,9 @@ export const manifestArgs = {
     {
       type: "string",
       valueHint: "quantity",
-      description: `Memory request of each replica (default ${DEFAULT_MEMORY.request}: the steady footprint with ${MEASURED.webapps.toLocaleString("en")} WebApps)`,
+      description:
+        `Memory request of each replica (default ${DEFAULT_MEMORY.request}: ` +
+        `the steady footprint with ${MEASURED.webapps.toLocaleString("en")} WebApps)`,
     },
     parseMemoryQuantity,
   ),
@@ -88,7 +90,9 @@ export const manifestArgs = {
     {
       type: "string",
       valueHint: "quantity",
-      description: `Memory limit of each replica (default ${DEFAULT_MEMORY.limit}: the peak with ${MEASURED.webapps.toLocaleString("en")} WebApps plus headroom)`,
+      description:
+        `Memory limit of each replica (default ${DEFAULT_MEMORY.limit}: ` +
+        `the peak with ${MEASURED.webapps.toLocaleString("en")} WebApps plus headroom)`,
     },
     parseMemoryQuantity,
   ),
@@ -144,7 +148,9 @@ export function installOptionsFrom(args: ManifestFlags): InstallOptions {
 export default defineCommand({
   meta: {
     name: "install",
-    description: `Install the WebApp operator: the CRD, a namespace, a ServiceAccount, least-privilege RBAC and the operator Deployment (server-side apply; running it again changes nothing)
+    description:
+      "Install the WebApp operator: the CRD, a namespace, a ServiceAccount, least-privilege RBAC and the operator " +
+      `Deployment (server-side apply; running it again changes nothing)
 
 Examples:
   devctl operator install --wait
@@ -161,7 +167,8 @@ Examples:
       type: "boolean",
       default: false,
       description:
-        "Wait until the Deployment is rolled out and one of its pods holds the leader Lease, showing each pod's state; fails at once on image pull errors and crash loops",
+        "Wait until the Deployment is rolled out and one of its pods holds the leader Lease, showing each pod's state; " +
+        "fails at once on image pull errors and crash loops",
     },
     timeout: durationFlag({
       default: "2m",

@@ -24,7 +24,8 @@ async function leaderPod(client: KubeClient, namespace: string): Promise<{ pod: 
     .catch((e) => {
       if (!isNotFound(e)) throw e;
       throw new Error(
-        `no Lease ${namespace}/${LEASE_NAME}: the operator is not installed in namespace ${namespace} or has never run there (devctl operator status -n ${namespace})`,
+        `no Lease ${namespace}/${LEASE_NAME}: the operator is not installed in namespace ${namespace} ` +
+          `or has never run there (devctl operator status -n ${namespace})`,
       );
     });
   const holder = lease.spec?.holderIdentity;
@@ -35,7 +36,8 @@ async function leaderPod(client: KubeClient, namespace: string): Promise<{ pod: 
     .catch((e) => {
       if (!isNotFound(e)) throw e;
       throw new Error(
-        `the leader "${holder}" is not a pod in namespace ${namespace}: it runs outside the cluster (devctl operator run), so its logs are wherever it was started`,
+        `the leader "${holder}" is not a pod in namespace ${namespace}: ` +
+          "it runs outside the cluster (devctl operator run), so its logs are wherever it was started",
       );
     });
   return { pod, container: found.spec?.containers?.[0]?.name ?? "" };

@@ -13,7 +13,9 @@ import { installOptionsFrom, manifestArgs } from "./install.ts";
 export default defineCommand({
   meta: {
     name: "manifests",
-    description: `Print or write the objects \`devctl operator install\` applies: a YAML stream, a Helm chart or a kustomize base, for GitOps or kubectl
+    description:
+      "Print or write the objects `devctl operator install` applies: " +
+      `a YAML stream, a Helm chart or a kustomize base, for GitOps or kubectl
 
 Examples:
   devctl operator manifests | kubectl apply --server-side --field-manager=devctl -f -

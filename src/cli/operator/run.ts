@@ -170,7 +170,9 @@ Examples:
       if (namespace) {
         opts.leaderElection = { ...opts.leaderElection, namespace };
         logger.info(
-          `outside a cluster: joining the leader election of the operator installed in namespace ${namespace} (Lease ${namespace}/${opts.leaderElection.leaseName}); this process reconciles only while it holds that Lease`,
+          `outside a cluster: joining the leader election of the operator installed in namespace ${namespace} ` +
+            `(Lease ${namespace}/${opts.leaderElection.leaseName}); ` +
+            "this process reconciles only while it holds that Lease",
         );
       }
     }

@@ -10,7 +10,10 @@ import { operatorNamespaceArg } from "./install.ts";
 export default defineCommand({
   meta: {
     name: "status",
-    description: `Show the installed operator: version, image, ready replicas, the current leader and its last renewal, WebApps by condition, and problems (a stuck rollout, ready pods with no leader, two operators, an image of another version; exit 1 if any)
+    description:
+      "Show the installed operator: version, image, ready replicas, the current leader and its last renewal, " +
+      "WebApps by condition, and problems (a stuck rollout, ready pods with no leader, two operators, " +
+      `an image of another version; exit 1 if any)
 
 Examples:
   devctl operator status

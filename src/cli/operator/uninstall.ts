@@ -47,8 +47,10 @@ Examples:
         ? ` in ${f.namespaces.length} namespace${f.namespaces.length === 1 ? "" : "s"} (${f.namespaces.join(", ")})`
         : "";
       info(
-        `--delete-crd deletes the CustomResourceDefinition ${CRD_NAME} at ${client.server} and with it ${f.webapps} WebApp${f.webapps === 1 ? "" : "s"}${where}, ` +
-          `and so ${f.deployments} Deployment${f.deployments === 1 ? "" : "s"} and ${f.services} Service${f.services === 1 ? "" : "s"} they own.`,
+        `--delete-crd deletes the CustomResourceDefinition ${CRD_NAME} at ${client.server} ` +
+          `and with it ${f.webapps} WebApp${f.webapps === 1 ? "" : "s"}${where}, ` +
+          `and so ${f.deployments} Deployment${f.deployments === 1 ? "" : "s"} ` +
+          `and ${f.services} Service${f.services === 1 ? "" : "s"} they own.`,
       );
       if (!args.yes) {
         if (!process.stdin.isTTY) {
