@@ -144,6 +144,8 @@ describe("leader election between operator processes", () => {
         }
         await kube.create(WEBAPPS, webapp("first", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
         await reconciledReplicas("first", 1, 30_000);
+        // The children exist through the API before the leader's log lines about them are read from its pipe.
+        await eventually(async () => createdChildren(leader, "first").length === 2, 5_000, "the leader's log lines");
         expect(createdChildren(leader, "first")).toHaveLength(2);
         expect(createdChildren(standby, "first")).toEqual([]);
         expect(await standby.ready()).toBe(true); // the standby's caches are warm
@@ -182,6 +184,11 @@ describe("leader election between operator processes", () => {
         // The new leader reconciles a change made after the handoff.
         await kube.create(WEBAPPS, webapp("second", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
         await reconciledReplicas("second", 1, 30_000);
+        await eventually(
+          async () => createdChildren(standby, "second").length === 2,
+          5_000,
+          "the new leader's log lines",
+        );
         expect(createdChildren(standby, "second")).toHaveLength(2);
         [leader, standby] = [standby, await start()];
         await elected([leader, standby]);
