@@ -15,8 +15,7 @@
 import type { KubeObject } from "../kube/types.ts";
 import { OPERATOR_CONTAINER_NAME } from "./deployment.ts";
 import type { RolloutState } from "../readiness/deployment.ts";
-
-export const PULL_ERRORS = ["ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName"] as const;
+import { IMAGE_PULL_REASONS } from "../readiness/pods.ts";
 
 interface ContainerStatus {
   name: string;
@@ -57,7 +56,7 @@ export function podState(p: PodLike): PodState {
   const c = statuses.find((s) => s.name === OPERATOR_CONTAINER_NAME) ?? statuses[0];
   const waiting = c?.state?.waiting;
   const image = specImage || c?.image || "";
-  if (waiting?.reason && (PULL_ERRORS as readonly string[]).includes(waiting.reason))
+  if (waiting?.reason && (IMAGE_PULL_REASONS as readonly string[]).includes(waiting.reason))
     return { kind: "pull-failed", pod, reason: waiting.reason, message: waiting.message ?? "", image };
   if (waiting?.reason === "CrashLoopBackOff") {
     const exitCode = c?.lastState?.terminated?.exitCode;

@@ -18,7 +18,8 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
-import { POD_FAILURE_REASONS, POD_RESOURCE, type PodFailure, podFailure } from "../readiness/pods.ts";
+import { PODS } from "../kube/resources.ts";
+import { POD_FAILURE_REASONS, type PodFailure, podFailure } from "../readiness/pods.ts";
 import { deploymentName, desiredDeployment, desiredService, serviceName, webAppSelector } from "./desired.ts";
 import { type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
 import { isControlledBy } from "./diff.ts";
@@ -117,7 +118,7 @@ async function podFailures(deps: ReconcilerDeps, webapp: WebApp, signal: AbortSi
   const { name, namespace } = webapp.metadata;
   const prefix = `${deploymentName(name)}-`;
   try {
-    const pods = await deps.client.list<KubeObject>(POD_RESOURCE, {
+    const pods = await deps.client.list<KubeObject>(PODS, {
       namespace,
       labelSelector: webAppSelector(name),
       signal,

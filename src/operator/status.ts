@@ -29,6 +29,7 @@ import { kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { controllerOf } from "./diff.ts";
 import { WEBAPP_CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
+import { record } from "../readiness/_json.ts";
 
 /** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
 export type ProblemReason =
@@ -233,6 +234,3 @@ function webAppRollout(
     return { kind: "progressing", reason: "SpecNotObserved", message: `scaling to ${desired} replicas` };
   return rolloutState(dep);
 }
-
-const record = (x: unknown): Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};

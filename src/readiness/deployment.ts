@@ -10,6 +10,7 @@
  * - readDeployment() reads any JSON defensively: a missing or mistyped field counts as absent (0).
  */
 import type { KubeObject } from "../kube/types.ts";
+import { array, record } from "./_json.ts";
 
 /** The fields of a live Deployment that rollout and availability are judged on. */
 export interface DeploymentView {
@@ -97,8 +98,5 @@ export function rolloutState(d: DeploymentView): RolloutState {
   };
 }
 
-const record = (x: unknown): Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
-const array = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 const num = (x: unknown): number => (typeof x === "number" ? x : 0);
 const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);

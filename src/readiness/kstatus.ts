@@ -13,6 +13,7 @@
  *   (True: Current, False/Unknown: InProgress); else Current. tests/kstatus.test.ts checks it against kstatus.
  */
 import type { KubeObject } from "../kube/types.ts";
+import { record } from "./_json.ts";
 
 export type Progress =
   | { kind: "ready"; reason: string; message: string }
@@ -82,5 +83,3 @@ export function kstatusOf(obj: KubeObject): { status: KstatusStatus; message: st
 }
 
 const text = (c: Record<string, unknown>) => (typeof c.message === "string" ? c.message : "");
-const record = (x: unknown): Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};

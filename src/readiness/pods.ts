@@ -10,8 +10,17 @@
  */
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { PODS } from "../kube/resources.ts";
+import { array, record } from "./_json.ts";
 
 export const POD_RESOURCE: ResourceType = PODS;
+
+/** Waiting reasons that say the image cannot be pulled (install --wait fails on them as the WebApp status does). */
+export const IMAGE_PULL_REASONS = [
+  "ErrImagePull",
+  "ImagePullBackOff",
+  "ErrImageNeverPull",
+  "InvalidImageName",
+] as const;
 
 /** Waiting reasons that do not resolve without someone acting (the kubelet retries them with back-off). */
 export const POD_FAILURE_REASONS = [
@@ -68,7 +77,3 @@ export const POD_FAILURE_HINT: Record<PodFailureReason, string> = {
   RunContainerError: "the runtime could not start the container: see kubectl describe pod",
   Unschedulable: "no node can take the pod: add capacity or lower spec.replicas",
 };
-
-const record = (x: unknown): Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
-const array = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
