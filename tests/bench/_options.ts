@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Let the operator create the large point's children itself (slow: ~10 min for 10,000 here). */
   memoryFromScratch: boolean;
   repeats: number;
+  /** WebApps of the busy-machine convergence (a CPU hog beside each operator); 0: not run. */
+  busyN: number;
   healTrials: number;
   startups: number;
   failovers: number;
@@ -46,6 +48,8 @@ export const USAGE = `usage: npm run bench -- [options]   (or: bun run tests/ben
   --memory-n N         WebApps for the large memory point (default 10000; --quick 300)
   --memory-from-scratch  the operator creates the large point's Deployments and Services itself (slow; default: the bench pre-creates them)
   --repeats R          repeats per convergence and update measurement (default 3; --quick 1)
+  --busy-n N           WebApps of the convergence beside a CPU hog, devctl and the Go peer alternating (default: the largest --n
+                       with the peer, 0 without it; 0 leaves it out)
   --heal-trials T      heal trials (default 100; --quick 20)
   --concurrency C      operator --concurrency and floor parallelism (default 4, the operator's default)
   --profile            also run one convergence of N with devctl under bun --cpu-prof-md --heap-prof-md and summarise it
@@ -64,6 +68,7 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
     memoryLarge: quick ? 300 : 10_000,
     memoryFromScratch: false,
     repeats: quick ? 1 : 3,
+    busyN: -1,
     healTrials: quick ? 20 : 100,
     startups: quick ? 2 : 5,
     failovers: quick ? 1 : 3,
@@ -114,6 +119,9 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
       case "--repeats":
         o.repeats = int("--repeats", value(), 1);
         break;
+      case "--busy-n":
+        o.busyN = int("--busy-n", value(), 0);
+        break;
       case "--heal-trials":
         o.healTrials = int("--heal-trials", value(), 1);
         break;
@@ -144,6 +152,7 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
     }
   }
   if (o.scenarios.length === 0) o.scenarios = [...SCENARIOS];
+  if (o.busyN < 0) o.busyN = o.peer ? Math.max(...o.sizes) : 0;
   return o;
 }
 

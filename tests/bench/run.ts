@@ -17,6 +17,7 @@ import { createKubeClient } from "../../src/kube/client.ts";
 import { acquireCluster, type BenchCluster } from "./_cluster.ts";
 import { compared } from "./_compare.ts";
 import { createContext, type Context, type Section } from "./_context.ts";
+import { evidenceDir } from "./_evidence.ts";
 import { ensureCrd, NAMESPACES, warmUp } from "./_kube.ts";
 import { binary, DEVCTL, useBinary, usePeerBinary } from "./_operator.ts";
 import { OptionsError, parseOptions, SCENARIOS, type ScenarioName } from "./_options.ts";
@@ -92,7 +93,9 @@ const version = Bun.spawnSync([binary, "--version"])
   .replace(/^devctl /, "");
 const cluster: BenchCluster = await acquireCluster(log);
 const kube = createKubeClient({ kubeconfig: cluster.kubeconfig });
-const ctx = createContext(opts, kube, cluster, log);
+const evidence = evidenceDir(join(tmpdir(), "devctl-bench-evidence"), new Date().toISOString().replace(/[:.]/g, "-"));
+log(`operator logs and metric timelines of every run go to ${evidence}`);
+const ctx = createContext(opts, kube, cluster, log, evidence);
 let interrupted = false;
 process.on("SIGINT", () => {
   if (interrupted) process.exit(130);
