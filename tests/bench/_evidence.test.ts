@@ -10,30 +10,43 @@ const metrics = (reconciles: number, errors: number, retries: number, conflicts:
     [
       `controller_runtime_reconcile_total{controller="webapp",result="success"} ${reconciles}`,
       `controller_runtime_reconcile_total{controller="webapp",result="error"} ${errors}`,
+      `controller_runtime_reconcile_total{controller="webapp",result="requeue_after"} 3`,
       `controller_runtime_reconcile_errors_total{controller="webapp"} ${errors}`,
       `workqueue_retries_total{name="webapp"} ${retries}`,
       `workqueue_depth{name="webapp"} 7`,
       `workqueue_longest_running_processor_seconds{name="webapp"} 29.5`,
       `rest_client_requests_total{code="200",method="GET",host="h"} 100`,
       `rest_client_requests_total{code="409",method="PATCH",host="h"} ${conflicts}`,
+      `rest_client_request_duration_seconds_bucket{verb="GET",host="h",le="1"} 98`,
+      `rest_client_request_duration_seconds_bucket{verb="GET",host="h",le="+Inf"} ${100 + conflicts}`,
+      `rest_client_request_duration_seconds_count{verb="GET",host="h"} ${100 + conflicts}`,
     ].join("\n"),
   );
 
 test("counters read errors, retries, depth, the longest-running reconcile and requests by status code", () => {
   expect(counters(metrics(10, 2, 5, 1))).toEqual({
-    reconciles: 12,
+    reconciles: 15,
+    requeueAfter: 3,
     errors: 2,
     retries: 5,
     depth: 7,
     longestRunning: 29.5,
     requestsByCode: { "200": 100, "409": 1 },
+    slowRequests: 3,
   });
   expect(counters(new Map()).errors).toBe(0);
 });
 
 test("the delta of two readings names the requests that did not succeed, and only those that grew", () => {
   const d = delta(counters(metrics(10, 2, 5, 1)), counters(metrics(20, 4, 9, 4)));
-  expect(d).toEqual({ errors: 2, retries: 4, failedRequests: { "409": 3 } });
+  expect(d).toEqual({
+    reconciles: 12,
+    requeueAfter: 0,
+    errors: 2,
+    retries: 4,
+    failedRequests: { "409": 3 },
+    slowRequests: 3,
+  });
 });
 
 test("the longest stall is the longest stretch in which the reconcile count did not move", () => {
@@ -70,8 +83,10 @@ test("the recorder writes a JSON line per sample and sums up what changed over t
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l));
-  expect(lines[0]).toMatchObject({ phase: "before", reconciles: 0 });
-  expect(lines.at(-1)).toMatchObject({ phase: "after", reconciles: 9 });
+  expect(lines[0]).toMatchObject({ phase: "before", reconciles: 3 });
+  expect(lines.at(-1)).toMatchObject({ phase: "after", reconciles: 12 });
   expect(lines.length).toBeGreaterThanOrEqual(3);
-  expect(describeEvidence(e)).toContain("0 reconcile errors, 9 queue retries, no failed request");
+  expect(describeEvidence(e)).toContain(
+    "9 reconciles (0 asked to look again later), 0 reconcile errors, 9 queue retries",
+  );
 });

@@ -20,12 +20,16 @@ import { fmt, fmtMs, median } from "./_stats.ts";
 
 export interface Counters {
   reconciles: number;
+  /** Reconciles that asked to be looked at again later (devctl: a WebApp not Ready yet, see reconciler.ts). */
+  requeueAfter: number;
   errors: number;
   retries: number;
   depth: number;
   /** Longest a worker has been inside one reconcile right now, seconds (a hanging request shows here). */
   longestRunning: number;
   requestsByCode: Record<string, number>;
+  /** API requests that took more than 1 s to answer (rest_client_request_duration_seconds above its le="1" bucket). */
+  slowRequests: number;
 }
 
 export function counters(m: Map<string, Sample[]>): Counters {
@@ -36,11 +40,15 @@ export function counters(m: Map<string, Sample[]>): Counters {
   }
   return {
     reconciles: total(m, "controller_runtime_reconcile_total"),
+    requeueAfter: total(m, "controller_runtime_reconcile_total", { result: "requeue_after" }),
     errors: total(m, "controller_runtime_reconcile_errors_total"),
     retries: total(m, "workqueue_retries_total"),
     depth: total(m, "workqueue_depth"),
     longestRunning: total(m, "workqueue_longest_running_processor_seconds"),
     requestsByCode: byCode,
+    slowRequests:
+      total(m, "rest_client_request_duration_seconds_count") -
+      total(m, "rest_client_request_duration_seconds_bucket", { le: "1" }),
   };
 }
 
@@ -48,13 +56,20 @@ export function counters(m: Map<string, Sample[]>): Counters {
 export function delta(
   a: Counters,
   b: Counters,
-): { errors: number; retries: number; failedRequests: Record<string, number> } {
+): Pick<Evidence, "reconciles" | "requeueAfter" | "errors" | "retries" | "failedRequests" | "slowRequests"> {
   const failedRequests: Record<string, number> = {};
   for (const [code, v] of Object.entries(b.requestsByCode)) {
     const d = v - (a.requestsByCode[code] ?? 0);
     if (d > 0 && !code.startsWith("2")) failedRequests[code] = d;
   }
-  return { errors: b.errors - a.errors, retries: b.retries - a.retries, failedRequests };
+  return {
+    reconciles: b.reconciles - a.reconciles,
+    requeueAfter: b.requeueAfter - a.requeueAfter,
+    errors: b.errors - a.errors,
+    retries: b.retries - a.retries,
+    failedRequests,
+    slowRequests: b.slowRequests - a.slowRequests,
+  };
 }
 
 export interface TimelinePoint {
@@ -77,22 +92,26 @@ export function longestStall(timeline: readonly TimelinePoint[]): number {
 export interface Evidence {
   log: string;
   metrics: string;
+  reconciles: number;
+  requeueAfter: number;
   errors: number;
   retries: number;
   failedRequests: Record<string, number>;
+  slowRequests: number;
   longestStallMs: number;
   /** Highest workqueue depth and longest-running reconcile seen in the samples. */
   maxDepth: number;
   maxRunningS: number;
 }
 
-/** "0 reconcile errors, 1000 retries, no failed request, longest stall 1.0 s" */
+/** "2000 reconciles (0 requeued after a delay), 0 reconcile errors, 1000 queue retries, no failed request, ..." */
 export function describeEvidence(e: Evidence): string {
   const failed = Object.entries(e.failedRequests)
     .map(([c, v]) => `${v}× ${c}`)
     .join(", ");
   return (
-    `${e.errors} reconcile errors, ${e.retries} queue retries, ${failed ? `failed requests ${failed}` : "no failed request"}, ` +
+    `${e.reconciles} reconciles (${e.requeueAfter} asked to look again later), ${e.errors} reconcile errors, ${e.retries} queue retries, ${failed ? `non-2xx answers ${failed}` : "every answer 2xx"}, ` +
+    `${e.slowRequests} requests slower than 1 s, ` +
     `longest stretch without a reconcile ${fmtMs(e.longestStallMs)}, max queue depth ${e.maxDepth}, ` +
     `longest single reconcile ${fmt(e.maxRunningS, 1)} s`
   );

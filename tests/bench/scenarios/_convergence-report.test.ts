@@ -32,9 +32,12 @@ const run = (impl: "devctl" | "peer", availableMs: number, requests = 5000): Con
   evidence: {
     log: `/tmp/ev/${impl}-${availableMs}.log`,
     metrics: `/tmp/ev/${impl}-${availableMs}.metrics.jsonl`,
+    reconciles: 2000,
+    requeueAfter: 1000,
     errors: 0,
     retries: 1000,
     failedRequests: {},
+    slowRequests: 0,
     longestStallMs: 1000,
     maxDepth: 12,
     maxRunningS: 0.2,
@@ -134,7 +137,7 @@ test("every run's evidence is listed with its log, and a run 1.3x slower than it
     "N=1000, repeat 1",
     "devctl",
     "75.9 s",
-    "0 reconcile errors, 1000 queue retries, no failed request, longest stretch without a reconcile 1000 ms, max queue depth 12, longest single reconcile 0.2 s",
+    "2000 reconciles (1000 asked to look again later), 0 reconcile errors, 1000 queue retries, every answer 2xx, 0 requests slower than 1 s, longest stretch without a reconcile 1000 ms, max queue depth 12, longest single reconcile 0.2 s",
     "`/tmp/ev/devctl-75900.log`",
   ]);
   expect(s.notes.filter((n) => n.startsWith("Outlier"))).toEqual([
