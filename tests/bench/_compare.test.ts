@@ -54,6 +54,12 @@ test("a context for one operator starts that operator by default and lists only 
   expect(base.fixture?.namespace).toBe("f");
 });
 
+test("the floor is measured in devctl's pass of a comparison and not again in the peer's", () => {
+  const base = { impls: ["devctl", "peer"], measuresFloor: true } as unknown as Context;
+  expect(forImpl(base, "devctl").measuresFloor).toBe(true);
+  expect(forImpl(base, "peer").measuresFloor).toBe(false);
+});
+
 test("figures that carry a goal become goals beside the peer's figure; a section without its own goal is judged by them", () => {
   const p99 = (v: number): Figure => ({ ...fig("p99", v), goal: { name: "heal p99", ratioAtMost: 1 } });
   const j = join(

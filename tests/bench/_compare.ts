@@ -8,6 +8,7 @@
  *   ctx.impls is just that one; everything else (kube, fixture, leftovers) is the shared context, so a
  *   fixture made for devctl is the one the peer then works on.
  * - The shared fixture is ensured first, by devctl, so the peer never converges it.
+ * - The floor is measured in devctl's pass only (ctx.measuresFloor): it does not depend on the operator.
  * - A ratio is devctl's figure over the peer's; "n/a" where either is missing. Pure apart from the runs.
  * - Figures that carry a goal become the section's goals (goalsOf), also without the peer ("not measured"
  *   for a ratio goal, devctl's own value for a value goal).
@@ -23,6 +24,8 @@ export function forImpl(ctx: Context, impl: OperatorImpl): Context {
   return new Proxy(ctx, {
     get(target, key, receiver) {
       if (key === "impls") return [impl];
+      // The floor does not depend on the operator: measured in devctl's pass only, which saves minutes.
+      if (key === "measuresFloor") return impl === "devctl";
       if (key === "operator")
         return (ns: string, args?: string[], how: { impl?: OperatorImpl; profileDir?: string } = {}) =>
           target.operator(ns, args, { impl, ...how });

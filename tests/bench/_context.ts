@@ -105,6 +105,8 @@ export interface Context {
   ): Promise<BenchOperator>;
   /** The operators every comparison runs: devctl, and the Go peer unless --no-peer. */
   impls: OperatorImpl[];
+  /** Whether a scenario measures its floor here (false in the Go peer's pass of a comparison: it ran once already). */
+  measuresFloor: boolean;
   /** Stops every operator started through ctx.operator() that still runs. */
   stopOperators(): Promise<void>;
 }
@@ -152,6 +154,7 @@ export function createContext(
       return true;
     },
     impls: opts.peer ? ["devctl", "peer"] : ["devctl"],
+    measuresFloor: true,
     async operator(namespace, args = [], how = {}) {
       const withLe = args.some((a) => a.startsWith("--leader-elect"));
       const impl = how.impl ?? "devctl";
