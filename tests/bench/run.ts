@@ -59,8 +59,8 @@ const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
  *   update, 3 repeats per operator (each waits for 1,000 rollouts), the floor once     ~9-10 min
  *   failover (devctl only; SIGKILL trials wait out the 15 s lease)                     ~1.5 min
  *   memory (idle/1,000: 3 starts each; 10,000 pre-created; the peer's first pass
- *   over them writes 10,000 statuses)                                                  ~6 min
- *   total                                                                              ~40 min
+ *   over them writes 10,000 statuses, 50-100/s)                                        ~6-8 min
+ *   total                                                                              ~40-43 min
  */
 const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
 

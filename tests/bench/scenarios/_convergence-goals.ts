@@ -157,9 +157,9 @@ export function evidenceTable(runs: Map<number, Repeat[]>, busy: Busy | undefine
         rows.push([
           `${what}, repeat ${r + 1}`,
           IMPL_LABEL[op.impl],
-          fmtMs(op.availableMs),
           describeEvidence(op.evidence),
           `\`${op.evidence.log}\``,
+          fmtMs(op.availableMs),
         ]);
     });
   if (busy) add(`N=${busy.n} beside a CPU hog`, busy.list);
@@ -167,8 +167,8 @@ export function evidenceTable(runs: Map<number, Repeat[]>, busy: Busy | undefine
   return {
     caption:
       "Evidence kept for every run (the operator's whole output, and its /metrics every second in the .metrics.jsonl beside it):",
-    head: ["run", "operator", "all Available", "what its metrics say", "log"],
-    left: 2,
+    head: ["run", "operator", "what its metrics say", "log", "all Available"],
+    left: 4,
     rows,
   };
 }

@@ -136,9 +136,9 @@ test("every run's evidence is listed with its log, and a run 1.3x slower than it
   expect(evidence?.rows[0]).toEqual([
     "N=1000, repeat 1",
     "devctl",
-    "75.9 s",
     "2000 reconciles (1000 asked to look again later), 0 reconcile errors, 1000 queue retries, every answer 2xx, 0 requests slower than 1 s, longest stretch without a reconcile 1000 ms, max queue depth 12, longest single reconcile 0.2 s",
     "`/tmp/ev/devctl-75900.log`",
+    "75.9 s",
   ]);
   expect(s.notes.filter((n) => n.startsWith("Outlier"))).toEqual([
     "Outlier: N=1000, repeat 1, devctl took 75.9 s, more than 1.3× the median of the others (47.1 s); its log is /tmp/ev/devctl-75900.log.",
