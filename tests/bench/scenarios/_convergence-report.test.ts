@@ -49,6 +49,7 @@ const repeat = (devctl: number, peer: number, floor: number): Repeat => ({
 });
 const ctx = {
   impls: ["devctl", "peer"],
+  evidenceDir: "/tmp/ev",
   opts: { repeats: 3, concurrency: 4, clientConcurrency: 16 },
 } as unknown as Context;
 
@@ -140,6 +141,7 @@ test("every run's evidence is listed with its log, and a run 1.3x slower than it
     "`/tmp/ev/devctl-75900.log`",
     "75.9 s",
   ]);
+  expect(s.notes.some((n) => n.includes("wrote its whole output to a file in /tmp/ev"))).toBe(true);
   expect(s.notes.filter((n) => n.startsWith("Outlier"))).toEqual([
     "Outlier: N=1000, repeat 1, devctl took 75.9 s, more than 1.3× the median of the others (47.1 s); its log is /tmp/ev/devctl-75900.log.",
   ]);

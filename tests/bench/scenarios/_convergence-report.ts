@@ -199,6 +199,9 @@ export function convergenceReport(
     tables.push(requestTable(last, largest, impls));
   }
   tables.push(evidenceTable(runs, busy));
+  notes.push(
+    `Every operator process of this run, in every scenario, wrote its whole output to a file in ${ctx.evidenceDir} (the runs above also their /metrics every second); they stay after the run, so that an outlier can be explained.`,
+  );
   tables.push(...profile);
   notes.push(...outlierNotes(runs, busy));
   notes.push(
