@@ -68,6 +68,17 @@ export interface RunSpec {
   hogSeconds?: number;
 }
 
+type Trackers = Record<"webapps" | "deployments" | "services", ReturnType<typeof createTracker>>;
+
+/** Resolves with the times at which all N WebApps were Available and all N Deployments and Services existed. */
+function untilConverged(t: Trackers, n: number, onAvailable: (k: number, now: number) => void) {
+  return Promise.all([
+    t.webapps.until(n, webappAvailable, timeoutFor(n), `${n} WebApps to be Available`, onAvailable),
+    t.deployments.until(n, () => true, timeoutFor(n), `${n} Deployments to exist`),
+    t.services.until(n, () => true, timeoutFor(n), `${n} Services to exist`),
+  ]);
+}
+
 async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun> {
   const { n, impl } = spec;
   const namespace = await createNamespace(ctx.kube, `conv${n}`);
@@ -79,7 +90,7 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
     logName,
     ...(spec.profileDir ? { profileDir: spec.profileDir } : {}),
   });
-  const trackers = {
+  const trackers: Trackers = {
     webapps: createTracker(ctx.kube, WEBAPP_RESOURCE, namespace),
     deployments: createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace),
     services: createTracker(ctx.kube, SERVICE_RESOURCE, namespace),
@@ -113,13 +124,7 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
     };
     sample();
     sampler = setInterval(sample, RSS_EVERY_MS);
-    const all = Promise.all([
-      trackers.webapps.until(n, webappAvailable, timeoutFor(n), `${n} WebApps to be Available`, (k, now) =>
-        curve.push([now - t0, k]),
-      ),
-      trackers.deployments.until(n, () => true, timeoutFor(n), `${n} Deployments to exist`),
-      trackers.services.until(n, () => true, timeoutFor(n), `${n} Services to exist`),
-    ]);
+    const all = untilConverged(trackers, n, (k, now) => curve.push([now - t0, k]));
     await pool(appNames(n), ctx.opts.clientConcurrency, (name) =>
       ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
     );
