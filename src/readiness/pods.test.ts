@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
-import { podFailure } from "./pods.ts";
+import { POD_FAILURE_HINT, podFailure } from "./pods.ts";
 
 const pod = (status: unknown): KubeObject => ({ kind: "Pod", metadata: { name: "web-abc" }, status });
 const waiting = (reason: string, message?: string, init = false) =>
@@ -62,4 +62,9 @@ describe("podFailure", () => {
       undefined,
     );
   });
+});
+
+test("ErrImageNeverPull's hint names both fixes: import the image onto the node, or let it be pulled", () => {
+  expect(POD_FAILURE_HINT.ErrImageNeverPull).toContain("import it onto the node");
+  expect(POD_FAILURE_HINT.ErrImageNeverPull).toContain("spec.imagePullPolicy to IfNotPresent");
 });

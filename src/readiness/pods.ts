@@ -70,7 +70,9 @@ export function podFailure(pod: KubeObject): PodFailure | undefined {
 export const POD_FAILURE_HINT: Record<PodFailureReason, string> = {
   ImagePullBackOff: "check spec.image (name, tag) and that the nodes can pull it",
   InvalidImageName: "fix spec.image: it is not a valid image reference",
-  ErrImageNeverPull: "the image is not on the node and may not be pulled: import it, or use one that is",
+  ErrImageNeverPull:
+    "the image is not on the node and its pull policy is Never: import it onto the node, " +
+    "or set spec.imagePullPolicy to IfNotPresent so it is pulled",
   CrashLoopBackOff: "the container keeps exiting: read its logs (kubectl logs --previous)",
   CreateContainerConfigError: "the container's configuration is broken (a missing Secret or ConfigMap?)",
   CreateContainerError: "the runtime could not create the container: see kubectl describe pod",
