@@ -9,7 +9,7 @@
  *   times out), deleting (Terminating). Invalid spec is checked by invalid-spec.test.ts the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { WebAppObject } from "../src/api/webapp.ts";
+import { UNOBSERVED_STATUS, type WebAppObject } from "../src/api/webapp.ts";
 import type { KubeObject } from "../src/kube/types.ts";
 import { desiredDeployment, desiredService } from "../src/operator/desired.ts";
 import { computeStatus, resourceExistsProblem } from "../src/operator/status.ts";
@@ -60,6 +60,7 @@ describe("kstatus over the status the operator computes", () => {
     status: s,
   });
   const rolledOut = computeStatus(app(), deployment(3, 3), service, [], T0);
+  const UNOBSERVED = { ...UNOBSERVED_STATUS } as ReturnType<typeof computeStatus>;
 
   const states: [string, object, KstatusStatus][] = [
     [
@@ -97,6 +98,7 @@ describe("kstatus over the status the operator computes", () => {
       "Failed",
     ],
     ["a spec change not yet observed", withStatus(app({}, 2), rolledOut), "InProgress"],
+    ["created, not yet seen by the operator (the CRD's status default)", withStatus(app(), UNOBSERVED), "InProgress"],
     ["deleting", withStatus(app(), rolledOut, { deletionTimestamp: "2024-05-01T12:01:00Z" }), "Terminating"],
   ];
 
@@ -106,6 +108,10 @@ describe("kstatus over the status the operator computes", () => {
     expect(got).toEqual(states.map(([state, , want]) => [state, want]));
     const ours: { status: string; message: string }[] = states.map(([, obj]) => kstatusOf(obj as KubeObject));
     expect(ours).toEqual(results.map((r) => ({ status: r.status, message: r.message })));
+  });
+
+  test("without the CRD's status default a WebApp nobody has looked at would read Current", async () => {
+    expect((await kstatus([app()]))[0]?.status).toBe("Current");
   });
 
   test("the conditions alone of before (Available/Progressing/Degraded) read Current even when blocked, as the issue measured", async () => {
@@ -184,6 +190,27 @@ describe("kstatus and kubectl wait against the operator", () => {
     const get = kubectl(["get", "wa", "taken", "-n", ns.name]);
     expect(get.stdout).toMatch(/NAME\s+IMAGE\s+DESIRED\s+AVAILABLE\s+READY\s+REASON\s+AGE/);
     expect(get.stdout).toMatch(/taken\s+nginx:1\.25\s+1\s+\S+\s+False\s+ResourceExists\s+/);
+  });
+
+  test("a WebApp created where no operator watches reads observedGeneration 0 from the API server: InProgress", async () => {
+    const unwatched = await tempNamespace("kstatus-unwatched");
+    try {
+      const made = await kube.create(WEBAPPS, webapp("early", unwatched.name, { image: "nginx:1.25", port: 80 }));
+      expect([made.metadata.generation, made.status]).toEqual([1, { observedGeneration: 0 }]); // create's response
+      const read = await getOrUndefined<WebAppLike>(WEBAPPS, "early", unwatched.name);
+      expect(read?.status).toEqual({ observedGeneration: 0 });
+      const listed = await kube.list<WebAppLike>(WEBAPPS, { namespace: unwatched.name });
+      expect(listed.items.map((w) => w.status)).toEqual([{ observedGeneration: 0 }]);
+      const [r] = await kstatus([read]);
+      expect(r).toMatchObject({
+        status: "InProgress",
+        message: "WebApp generation is 1, but latest observed generation is 0",
+      });
+      const get = kubectl(["get", "wa", "early", "-n", unwatched.name]);
+      expect(get.stdout).toMatch(/\nearly\s+nginx:1\.25\s+1\s+\d+s\n$/); // AVAILABLE, READY, REASON empty
+    } finally {
+      await unwatched.drop();
+    }
   });
 
   test("a WebApp being deleted is Terminating", async () => {

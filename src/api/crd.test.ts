@@ -38,7 +38,7 @@ describe("buildWebAppCrd", () => {
     expect(crd.metadata).toEqual({
       name: "webapps.apps.example.com",
       labels: { "app.kubernetes.io/managed-by": "devctl" },
-      annotations: { "devctl.dev/crd-schema-version": "1" },
+      annotations: { "devctl.dev/crd-schema-version": "2" },
     });
     expect(crd.spec.names).toEqual({
       plural: "webapps",
@@ -62,6 +62,11 @@ describe("buildWebAppCrd", () => {
     });
     expect(spec.properties!.port).toMatchObject({ type: "integer", format: "int32", minimum: 1, maximum: 65535 });
     expect(spec.properties!.image).toMatchObject({ type: "string", maxLength: 1024 });
+    expect(spec.properties!.imagePullPolicy).toMatchObject({
+      type: "string",
+      enum: ["Always", "IfNotPresent", "Never"],
+    });
+    expect(spec.properties!.imagePullPolicy).not.toHaveProperty("default"); // left out, Kubernetes' own rule applies
     expect(spec.properties!.image!["x-kubernetes-validations"]).toEqual([
       { rule: "self.size() > 0", message: "must not be empty: set it to a container image such as nginx:1.25" },
       {
@@ -80,6 +85,11 @@ describe("buildWebAppCrd", () => {
     ]);
     expect(rules[0]!.message).toContain("<name>-svc");
     expect(rules[0]!.message).toContain("63 characters");
+  });
+
+  test("status defaults to observedGeneration 0, so a WebApp the operator has not written reads as not observed", () => {
+    expect(status.default).toEqual({ observedGeneration: 0 });
+    expect(root.required).not.toContain("status");
   });
 
   test("status has a selector for the scale subresource and conditions as a map keyed by type", () => {

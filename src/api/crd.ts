@@ -8,6 +8,8 @@
  *   devctl.dev/crd-schema-version, so `operator install` can tell its own CRD and its age.
  * - Structural (apiextensions.k8s.io/v1): unknown fields are pruned by the API server.
  * - scale subresource: `kubectl scale webapp/x --replicas=n` and HPAs work on .spec.replicas.
+ * - .status defaults to UNOBSERVED_STATUS: the API server shows a WebApp the operator has not written yet with
+ *   observedGeneration 0 (kstatus: InProgress), on create's response and on every get, list and watch.
  * - renderCrdYaml() is the exact text of crd/webapps.apps.example.com.yaml (crd-gen.ts writes it).
  */
 import type { KubeObject } from "../kube/types.ts";
@@ -20,18 +22,20 @@ import {
   PLURAL,
   SHORT,
   SINGULAR,
+  UNOBSERVED_STATUS,
   VERSION,
   WebAppName,
   WebAppSpec,
   WebAppStatus,
 } from "./webapp.ts";
 import { toYaml } from "./yaml.ts";
+import * as v from "valibot";
 
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 export const MANAGED_BY_DEVCTL = "devctl";
 export const SCHEMA_VERSION_ANNOTATION = "devctl.dev/crd-schema-version";
-/** Bump when the generated schema changes in a way installs must notice. */
-export const CRD_SCHEMA_VERSION = "1";
+/** Bump when the generated schema changes in a way installs must notice (2: spec.imagePullPolicy, .status default). */
+export const CRD_SCHEMA_VERSION = "2";
 
 export interface CustomResourceDefinition extends KubeObject {
   apiVersion: "apiextensions.k8s.io/v1";
@@ -107,7 +111,7 @@ function rootSchema(): OpenApiSchema {
       kind: { type: "string" },
       metadata: { type: "object" },
       spec: toOpenApiSchema(WebAppSpec, "spec"),
-      status: toOpenApiSchema(WebAppStatus, "status"),
+      status: toOpenApiSchema(v.optional(WebAppStatus, UNOBSERVED_STATUS), "status"),
     },
     required: ["spec"],
     "x-kubernetes-validations": nameRules(),

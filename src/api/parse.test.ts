@@ -21,6 +21,18 @@ describe("parseWebAppSpec", () => {
     expect(out.ok && out.spec.replicas).toBe(1);
   });
 
+  test("imagePullPolicy takes Kubernetes' three policies, and anything else is rejected naming them", () => {
+    for (const policy of ["Always", "IfNotPresent", "Never"] as const) {
+      const out = parseWebAppSpec(webapp({ image: "nginx:1.25", port: 80, imagePullPolicy: policy }));
+      expect(out.ok && out.spec.imagePullPolicy).toBe(policy);
+    }
+    const out = parseWebAppSpec(webapp({ image: "nginx:1.25", port: 80, imagePullPolicy: "never" }));
+    expect(out).toEqual({
+      ok: false,
+      issues: [{ path: "spec.imagePullPolicy", message: 'must be one of Always, IfNotPresent, Never (got "never")' }],
+    });
+  });
+
   test("port 0 and port 70000 are rejected with messages naming the field and the value", () => {
     for (const [port, message] of [
       [0, "must be at least 1 (got 0)"],

@@ -69,6 +69,10 @@ export const WEBAPP_DEFAULT_REPLICAS = 1;
  */
 export const IMAGE_MAX_LENGTH = 1024;
 
+/** Kubernetes' image pull policies (core/v1 PullPolicy). */
+export const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
+export type ImagePullPolicy = (typeof IMAGE_PULL_POLICIES)[number];
+
 const IMAGE_EMPTY = "must not be empty: set it to a container image such as nginx:1.25";
 const atLeast = (n: number) => (i: { input: unknown }) => `must be at least ${n} (got ${String(i.input)})`;
 const atMost = (n: number) => (i: { input: unknown }) => `must be at most ${n} (got ${String(i.input)})`;
@@ -127,8 +131,20 @@ export const WebAppSpec = v.pipe(
       v.minValue(1, atLeast(1)),
       v.maxValue(65535, atMost(65535)),
     ),
+    imagePullPolicy: v.optional(
+      v.pipe(
+        v.picklist(
+          IMAGE_PULL_POLICIES,
+          (i) => `must be one of ${IMAGE_PULL_POLICIES.join(", ")} (got ${JSON.stringify(i.input)})`,
+        ),
+        v.description(
+          "When the nodes pull spec.image: Always, IfNotPresent, or Never (the image must already be on the node). " +
+            "Left out, Kubernetes' rule: Always for a :latest or untagged image, else IfNotPresent.",
+        ),
+      ),
+    ),
   }),
-  v.description("Desired state: which image, how many replicas, which port."),
+  v.description("Desired state: which image (and when to pull it), how many replicas, which port."),
 );
 /** A validated spec, defaults applied. */
 export type WebAppSpec = v.InferOutput<typeof WebAppSpec>;
@@ -185,6 +201,12 @@ export const WebAppStatus = v.pipe(
   v.description("Observed state, written by the operator."),
 );
 export type WebAppStatus = v.InferOutput<typeof WebAppStatus>;
+/**
+ * The status a WebApp reads with until the operator first writes one (the CRD's default for .status, applied by
+ * the API server on every read): generation 0 observed, below metadata.generation (1 on create), so kstatus and
+ * the tools built on it (Flux, Helm --wait, kpt) read InProgress instead of Current for a WebApp nobody looked at.
+ */
+export const UNOBSERVED_STATUS = { observedGeneration: 0 } as const satisfies WebAppStatus;
 
 /** A WebApp as read from the API server: nothing about spec is known until parsed. */
 export interface WebAppObject {

@@ -30,7 +30,7 @@ describe("crdConflict", () => {
   const ours = { ...crd, metadata: { ...crd.metadata } } as KubeObject;
   test("a missing CRD or one of ours at the same or an older schema version may be applied", () => {
     expect(crdConflict(undefined)).toBeUndefined();
-    expect(crdConflict(ours, "1")).toBeUndefined();
+    expect(crdConflict(ours)).toBeUndefined(); // the same version as this devctl's
     expect(
       crdConflict(
         { ...ours, metadata: { ...ours.metadata, annotations: { "devctl.dev/crd-schema-version": "1" } } },

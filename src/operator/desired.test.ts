@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { testApp } from "./_test-fixtures.ts";
-import { controllerReference, desiredDeployment, desiredService, webAppSelector } from "./desired.ts";
+import { controllerReference, desiredDeployment, desiredService, pullPolicyFor, webAppSelector } from "./desired.ts";
 
 const labels = { app: "test-app", "managed-by": "webapp-operator" };
 const owner = {
@@ -23,7 +23,16 @@ describe("desiredDeployment", () => {
         selector: { matchLabels: labels },
         template: {
           metadata: { labels },
-          spec: { containers: [{ name: "app", image: "nginx:1.25", ports: [{ containerPort: 80, protocol: "TCP" }] }] },
+          spec: {
+            containers: [
+              {
+                name: "app",
+                image: "nginx:1.25",
+                imagePullPolicy: "IfNotPresent",
+                ports: [{ containerPort: 80, protocol: "TCP" }],
+              },
+            ],
+          },
         },
       },
     });
@@ -35,6 +44,28 @@ describe("desiredDeployment", () => {
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
     a.spec.selector.matchLabels.app = "changed";
     expect(a.spec.template.metadata.labels.app).toBe("test-app");
+  });
+});
+
+describe("the container's imagePullPolicy", () => {
+  const policyOf = (spec: Parameters<typeof testApp>[0]) =>
+    desiredDeployment(testApp(spec)).spec.template.spec.containers[0]?.imagePullPolicy;
+
+  test("spec.imagePullPolicy is used as given", () => {
+    expect(policyOf({ image: "nginx:1.25", imagePullPolicy: "Never" })).toBe("Never");
+    expect(policyOf({ image: "nginx:latest", imagePullPolicy: "IfNotPresent" })).toBe("IfNotPresent");
+    expect(policyOf({ image: "nginx:1.25", imagePullPolicy: "Always" })).toBe("Always");
+  });
+
+  test("left out, it is what the API server defaults: Always for :latest or no tag, else IfNotPresent", () => {
+    expect(policyOf({ image: "nginx:1.25" })).toBe("IfNotPresent");
+    expect(policyOf({ image: "nginx" })).toBe("Always");
+    expect(policyOf({ image: "nginx:latest" })).toBe("Always");
+    // A registry port is not a tag; a digest without a tag is not "latest".
+    expect(pullPolicyFor("registry.local:5000/team/app")).toBe("Always");
+    expect(pullPolicyFor("registry.local:5000/team/app:v2")).toBe("IfNotPresent");
+    expect(pullPolicyFor(`nginx@sha256:${"a".repeat(64)}`)).toBe("IfNotPresent");
+    expect(pullPolicyFor(`nginx:latest@sha256:${"a".repeat(64)}`)).toBe("Always");
   });
 });
 

@@ -11,9 +11,18 @@
  * - Controlled: one ownerReference with controller=true and blockOwnerDeletion=true, so deleting the
  *   WebApp garbage-collects both. A WebApp never stored (no uid, e.g. rendered from a file) gets none.
  * - Protocols are explicit (TCP): they are list-map keys for server-side apply of ports.
+ * - imagePullPolicy is always set: spec.imagePullPolicy, else the value the API server would default
+ *   (pullPolicyFor), so existing Deployments see no change and clearing the field is a change that is applied.
  */
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
-import { API_VERSION, DEPLOYMENT_SUFFIX, KIND, SERVICE_SUFFIX, type WebApp } from "../api/webapp.ts";
+import {
+  API_VERSION,
+  DEPLOYMENT_SUFFIX,
+  type ImagePullPolicy,
+  KIND,
+  SERVICE_SUFFIX,
+  type WebApp,
+} from "../api/webapp.ts";
 
 export const MANAGED_BY_VALUE = "webapp-operator";
 export const WEBAPP_CONTAINER_NAME = "app";
@@ -60,9 +69,29 @@ export interface DeploymentIntent extends KubeObject {
     selector: { matchLabels: Record<string, string> };
     template: {
       metadata: { labels: Record<string, string> };
-      spec: { containers: { name: string; image: string; ports: { containerPort: number; protocol: "TCP" }[] }[] };
+      spec: { containers: DeploymentContainer[] };
     };
   };
+}
+
+interface DeploymentContainer {
+  name: string;
+  image: string;
+  imagePullPolicy: ImagePullPolicy;
+  ports: { containerPort: number; protocol: "TCP" }[];
+}
+
+/**
+ * The pull policy Kubernetes defaults a container to (core/v1 SetDefaults_Container): Always when the image's
+ * tag is "latest" or it has neither tag nor digest, else IfNotPresent.
+ */
+export function pullPolicyFor(image: string): ImagePullPolicy {
+  const at = image.indexOf("@");
+  const name = at >= 0 ? image.slice(0, at) : image;
+  const colon = name.lastIndexOf(":");
+  const tag = colon > name.lastIndexOf("/") ? name.slice(colon + 1) : "";
+  if (tag === "latest" || (tag === "" && at < 0)) return "Always";
+  return "IfNotPresent";
 }
 
 export function desiredDeployment(webapp: WebApp): DeploymentIntent {
@@ -81,6 +110,7 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
             {
               name: WEBAPP_CONTAINER_NAME,
               image: webapp.spec.image,
+              imagePullPolicy: webapp.spec.imagePullPolicy ?? pullPolicyFor(webapp.spec.image),
               ports: [{ containerPort: webapp.spec.port, protocol: "TCP" }],
             },
           ],

@@ -549,6 +549,32 @@ describe("pods that cannot run", () => {
     expect(findCondition(status?.conditions, "Reconciling")?.status).toBe("True");
   });
 
+  test("a reported crash loop is not cleared when a restart makes the Deployment available for an instant", async () => {
+    const w = stuck();
+    const PODS = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
+    w.api.put(PODS, pod("test-app-a", { reason: "CrashLoopBackOff", message: "back-off 10s" }));
+    await w.reconcile();
+    w.resync();
+    // The restarted container runs for a moment: its pod is Ready, so all 3 replicas are available.
+    w.cached(liveDeployment(testApp(), 3));
+    const restarted = pod("test-app-a");
+    const startedAt = new Date(w.clock.now() - 1_000).toISOString();
+    (restarted.status as { containerStatuses: unknown[] }).containerStatuses = [
+      {
+        name: "app",
+        restartCount: 2,
+        state: { running: { startedAt } },
+        lastState: { terminated: { exitCode: 2, reason: "Error" } },
+      },
+    ];
+    w.api.put(PODS, restarted);
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    const stalled = findCondition(lastStatus(w)?.conditions, "Stalled");
+    expect(stalled).toMatchObject({ status: "True", reason: "CrashLoopBackOff" });
+    expect(stalled?.message).toContain("container app exited with code 2 (Error) after 2 restarts");
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["CrashLoopBackOff"]);
+  });
+
   test("of someone else (not controlled by one of our ReplicaSets) are not reported", async () => {
     const w = stuck();
     const foreign = pod("other", pull);

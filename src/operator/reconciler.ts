@@ -6,7 +6,7 @@
  * cannot be written is reported in the status before the error goes to the controller to retry with
  * backoff; someone else's object is never touched, and looked at again after RECHECK_MS; a WebApp that is
  * not Ready is looked at again until it is, and after POD_CHECK_AFTER_MS its pods are read (never cached)
- * to report why they do not run.
+ * to report why they do not run, then on every pass while a pod failure is reported.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
@@ -91,16 +91,28 @@ async function reconcile(deps: ReconcilerDeps, req: Request, signal: AbortSignal
   const now = deps.clock.now();
   let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
   const notReady = live.Deployment && notReadyFor(status, now);
-  if (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS) {
-    const failures = await podFailures(deps, parsed.webapp, signal);
+  // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
+  // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
+  const readPods =
+    live.Deployment !== undefined &&
+    (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
+  if (readPods) {
+    const failures = await podFailures(deps, parsed.webapp, now, signal);
     if (failures.length > 0)
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
   }
   await writeStatus(deps, webapp, status, signal);
   if (failure) throw failure;
   if (problems.length > 0) return requeueAfter(RECHECK_MS);
+  if (readPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();
-  return requeueAfter(notReady >= POD_CHECK_AFTER_MS ? NOT_READY_RECHECK_MS : POD_CHECK_AFTER_MS - notReady);
+  return requeueAfter(POD_CHECK_AFTER_MS - notReady);
+}
+
+/** The stored status says Stalled because of a pod (readiness/pods.ts). */
+function podFailureReported(status: WebAppStatus | undefined): boolean {
+  const stalled = findCondition(status?.conditions, "Stalled");
+  return stalled?.status === "True" && (POD_FAILURE_REASONS as readonly string[]).includes(stalled.reason);
 }
 
 /** How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime); undefined when Ready. */
@@ -114,7 +126,12 @@ function notReadyFor(status: WebAppStatus, now: number): number | undefined {
  * The failures of the pods of this WebApp's Deployment (controlled by one of its ReplicaSets), read on demand
  * for a WebApp that is not Ready: no pod is cached. A failed read is logged and reads as no failure.
  */
-async function podFailures(deps: ReconcilerDeps, webapp: WebApp, signal: AbortSignal): Promise<PodFailure[]> {
+async function podFailures(
+  deps: ReconcilerDeps,
+  webapp: WebApp,
+  now: number,
+  signal: AbortSignal,
+): Promise<PodFailure[]> {
   const { name, namespace } = webapp.metadata;
   const prefix = `${deploymentName(name)}-`;
   try {
@@ -127,7 +144,7 @@ async function podFailures(deps: ReconcilerDeps, webapp: WebApp, signal: AbortSi
       .filter((p) =>
         p.metadata.ownerReferences?.some((r) => r.controller && r.kind === "ReplicaSet" && r.name.startsWith(prefix)),
       )
-      .flatMap((p) => podFailure(p) ?? []);
+      .flatMap((p) => podFailure(p, now) ?? []);
   } catch (e) {
     if (signal.aborted) throw e;
     deps.logger.warn(`could not read the pods of WebApp ${namespace}/${name}: ${e instanceof Error ? e.message : e}`);

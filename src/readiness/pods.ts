@@ -6,6 +6,10 @@
  *   the scheduler cannot place (PodScheduled=False, reason Unschedulable, with the scheduler's message);
  *   anything else (ContainerCreating, PodInitializing, running) is not a failure.
  * - ErrImagePull and ImagePullBackOff are one failure (ImagePullBackOff): the kubelet alternates between them.
+ * - A container that was restarted and is down again (terminated, waiting for its back-off to end) is in a crash loop
+ *   (CrashLoopBackOff) before the kubelet says so, and stays in it while it has run for less than RESTART_SETTLE_MS
+ *   since its restart (given `now`): a real kubelet shows a container that exits at once as waiting, terminated or
+ *   just started, in turns, and only the first is named CrashLoopBackOff.
  * - Reads any JSON defensively; a missing field is absent.
  */
 import type { KubeObject, ResourceType } from "../kube/types.ts";
@@ -43,8 +47,10 @@ export interface PodFailure {
 }
 
 const ALIASES: Record<string, PodFailureReason> = { ErrImagePull: "ImagePullBackOff" };
+/** How long a restarted container must run before it no longer counts as crash looping (the kubelet's first back-off). */
+export const RESTART_SETTLE_MS = 10_000;
 
-export function podFailure(pod: KubeObject): PodFailure | undefined {
+export function podFailure(pod: KubeObject, now?: number): PodFailure | undefined {
   const name = pod.metadata.name ?? "";
   const status = record(pod.status);
   const containers = [...array(status.initContainerStatuses), ...array(status.containerStatuses)].map(record);
@@ -56,6 +62,10 @@ export function podFailure(pod: KubeObject): PodFailure | undefined {
     const detail = typeof waiting.message === "string" && waiting.message ? `: ${waiting.message}` : "";
     return { pod: name, reason: reason as PodFailureReason, message: `container ${String(c.name)} ${raw}${detail}` };
   }
+  for (const c of containers) {
+    const exited = crashLooping(c, now);
+    if (exited) return { pod: name, reason: "CrashLoopBackOff", message: `container ${String(c.name)} ${exited}` };
+  }
   const scheduled = array(status.conditions)
     .map(record)
     .find((c) => c.type === "PodScheduled");
@@ -66,11 +76,28 @@ export function podFailure(pod: KubeObject): PodFailure | undefined {
   return undefined;
 }
 
+/** "exited with code 2 (Error) after 3 restarts" for a restarted container that is down again or just started. */
+function crashLooping(c: Record<string, unknown>, now: number | undefined): string | undefined {
+  const restarts = typeof c.restartCount === "number" ? c.restartCount : 0;
+  if (restarts < 1) return undefined;
+  const state = record(c.state);
+  const down = state.terminated !== undefined;
+  const startedAt = Date.parse(String(record(state.running).startedAt));
+  const justStarted = state.running !== undefined && now !== undefined && now - startedAt < RESTART_SETTLE_MS;
+  if (!down && !justStarted) return undefined;
+  const last = record(down ? state.terminated : record(c.lastState).terminated);
+  const code = typeof last.exitCode === "number" ? ` with code ${last.exitCode}` : "";
+  const why = typeof last.reason === "string" && last.reason ? ` (${last.reason})` : "";
+  return `exited${code}${why} after ${restarts} restart${restarts === 1 ? "" : "s"}`;
+}
+
 /** What to do about each failure, for the WebApp's message. */
 export const POD_FAILURE_HINT: Record<PodFailureReason, string> = {
   ImagePullBackOff: "check spec.image (name, tag) and that the nodes can pull it",
   InvalidImageName: "fix spec.image: it is not a valid image reference",
-  ErrImageNeverPull: "the image is not on the node and may not be pulled: import it, or use one that is",
+  ErrImageNeverPull:
+    "the image is not on the node and its pull policy is Never: import it onto the node, " +
+    "or set spec.imagePullPolicy to IfNotPresent so it is pulled",
   CrashLoopBackOff: "the container keeps exiting: read its logs (kubectl logs --previous)",
   CreateContainerConfigError: "the container's configuration is broken (a missing Secret or ConfigMap?)",
   CreateContainerError: "the runtime could not create the container: see kubectl describe pod",
