@@ -26,7 +26,7 @@ function liveDeployment(): KubeObject {
 }
 
 describe("what the caches keep", () => {
-  test("our child keeps spec, status, labels, owner references and other annotations; managedFields and last-applied go", () => {
+  test("our child keeps spec, status, labels, owner references, other annotations and managers; fieldsV1 and last-applied go", () => {
     const live = liveDeployment();
     const shaped = shapeChild(live);
     expect(shaped.spec).toBe(live.spec);
@@ -41,9 +41,30 @@ describe("what the caches keep", () => {
       generation: 2,
       creationTimestamp: "2026-12-01T00:00:00Z",
       annotations: { "deployment.kubernetes.io/revision": "1" },
+      managedFields: [{ manager: "webapp-operator", operation: "Apply" }],
     });
     expect(live.metadata.managedFields).toBe(MANAGED_FIELDS); // the input is not modified
     expect(live.metadata.annotations?.[LAST_APPLIED_ANNOTATION]).toBeDefined();
+  });
+
+  test("our child's managedFields keep their order (ownership.ts patches by index); equal entries are shared", () => {
+    const entries = [
+      { manager: "kube-controller-manager", operation: "Update", subresource: "status", fieldsV1: { "f:status": {} } },
+      { manager: "webapp-operator", operation: "Update", time: "2026-12-01T00:00:00Z", fieldsV1: {} },
+      { manager: "webapp-operator", operation: "Apply", fieldsV1: {} },
+    ];
+    const withEntries = () => ({
+      ...liveDeployment(),
+      metadata: { ...liveDeployment().metadata, managedFields: entries },
+    });
+    const a = shapeChild(withEntries()).metadata.managedFields as object[];
+    expect(a).toEqual([
+      { manager: "kube-controller-manager", operation: "Update", subresource: "status" },
+      { manager: "webapp-operator", operation: "Update" },
+      { manager: "webapp-operator", operation: "Apply" },
+    ]);
+    const b = shapeChild(withEntries()).metadata.managedFields as object[];
+    expect(b.every((e, i) => e === a[i] && Object.isFrozen(e))).toBe(true);
   });
 
   test("someone else's object keeps identity metadata only: no spec, status, annotations or managedFields", () => {

@@ -10,19 +10,22 @@
  *   The reconciler (diff.ts needsApply: labels, annotations, ownerReferences, spec), the status computation
  *   (status.ts, readiness/: spec.replicas, the pod template's image, generation, status) and the orphan collector
  *   (labels, owner references, deletionTimestamp) read nothing else.
- * - Dropped from every object: `metadata.managedFields` (about 40% of a child's JSON; nothing here reads it: our
- *   writes are server-side applies, whose field ownership the API server keeps) and the
- *   `kubectl.kubernetes.io/last-applied-configuration` annotation (a second copy of a kubectl-applied object).
+ * - managedFields: of our children, each entry is kept as `manager`, `operation` and `subresource` only, in the
+ *   order received (ownership.ts patches an entry by its index); the `fieldsV1` sets, about 40% of a child's JSON,
+ *   are dropped. Equal entries are one shared frozen object (a few distinct ones exist across a whole cluster).
+ *   WebApps and someone else's objects keep none. The `kubectl.kubernetes.io/last-applied-configuration`
+ *   annotation (a second copy of a kubectl-applied object) is dropped from every object.
  * - Someone else's objects (every Deployment and Service of a watched namespace is cached, so that a cache miss
  *   means "no such object") keep identity metadata only: name, namespace, uid, resourceVersion, generation,
  *   labels, ownerReferences, deletionTimestamp — enough to report a name conflict (status.ts
  *   resourceExistsProblem), to recognise a previous incarnation's child (adopt.ts, which GETs it before writing)
  *   and for the orphan collector to pass it by. No spec, status or annotations.
- * - WebApps are kept whole but for the same two fields.
+ * - WebApps are kept whole but for managedFields and the last-applied annotation.
  * - Pure: the input is not modified; the result shares the input's nested values (they are freshly parsed JSON).
  */
 import { GROUP, KIND, type WebAppObject } from "../api/webapp.ts";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import type { ManagerEntry } from "./ownership.ts";
 
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -34,7 +37,7 @@ export function isWebAppChild(obj: Pick<KubeObject, "metadata">): boolean {
 
 /** A Deployment or Service as the cache keeps it: whole when ours, identity metadata only when not. */
 export function shapeChild(obj: KubeObject): KubeObject {
-  if (isWebAppChild(obj)) return { ...obj, metadata: withoutBulk(obj.metadata) };
+  if (isWebAppChild(obj)) return { ...obj, metadata: withoutBulk(obj.metadata, managerEntries) };
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
 }
 
@@ -43,11 +46,15 @@ export function shapeWebApp<T extends WebAppObject>(obj: T): T {
   return { ...obj, metadata: withoutBulk(obj.metadata) };
 }
 
-/** Metadata without managedFields and the last-applied annotation; key order as received. */
-function withoutBulk(meta: ObjectMeta): ObjectMeta {
+/** Metadata without the last-applied annotation, managedFields as `fields` makes them (none by default). */
+function withoutBulk(meta: ObjectMeta, fields: (m: unknown[]) => unknown[] | undefined = () => undefined): ObjectMeta {
   const out: ObjectMeta = {};
   for (const key of Object.keys(meta) as (keyof ObjectMeta)[]) {
-    if (key === "managedFields") continue;
+    if (key === "managedFields") {
+      const kept = Array.isArray(meta.managedFields) ? fields(meta.managedFields) : undefined;
+      if (kept) out.managedFields = kept;
+      continue;
+    }
     if (key === "annotations") {
       const annotations = withoutLastApplied(meta.annotations);
       if (annotations) out.annotations = annotations;
@@ -72,4 +79,25 @@ function identity(meta: ObjectMeta): ObjectMeta {
   if (ownerReferences) out.ownerReferences = ownerReferences;
   if (deletionTimestamp) out.deletionTimestamp = deletionTimestamp;
   return out;
+}
+
+/** One frozen object per distinct (manager, operation, subresource); bounded by the managers a cluster runs. */
+const internedEntries = new Map<string, ManagerEntry>();
+const MAX_INTERNED = 1_000;
+
+/** Each entry reduced to what ownership.ts reads, in order. */
+function managerEntries(entries: unknown[]): ManagerEntry[] {
+  return entries.map((e) => {
+    const { manager, operation, subresource } = (typeof e === "object" && e !== null ? e : {}) as ManagerEntry;
+    const key = `${manager}\u0000${operation}\u0000${subresource}`;
+    const known = internedEntries.get(key);
+    if (known) return known;
+    const entry: ManagerEntry = Object.freeze({
+      ...(typeof manager === "string" ? { manager } : {}),
+      ...(typeof operation === "string" ? { operation } : {}),
+      ...(typeof subresource === "string" ? { subresource } : {}),
+    });
+    if (internedEntries.size < MAX_INTERNED) internedEntries.set(key, entry);
+    return entry;
+  });
 }

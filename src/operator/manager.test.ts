@@ -73,7 +73,7 @@ describe("the operator's caches", () => {
     const ours = caches.deployments.get("default/test-app-deployment");
     expect(ours?.spec).toEqual(ourDeployment().spec);
     expect(ours?.status).toEqual({ replicas: 3 });
-    expect(ours?.metadata.managedFields).toBeUndefined();
+    expect(ours?.metadata.managedFields).toEqual(managedFields); // reduced to manager/operation (ownership.ts)
     expect(caches.deployments.get("default/theirs")).toEqual({
       apiVersion: "apps/v1",
       kind: "Deployment",
