@@ -2,8 +2,12 @@
  * Builds the single devctl executable (`npm run build` -> dist/devctl) and, with --release, one
  * executable per supported platform plus SHA256SUMS (`npm run release` -> dist/release/).
  *
- * Flags that matter: --minify --bytecode --format=esm (fast cold start; bytecode needs ESM), and no
- * autoload of .env or bunfig.toml from the user's working directory (an operator must not read them).
+ * Flags that matter: --minify --bytecode --format=esm (fast cold start; bytecode needs ESM); --splitting, so
+ * that a module reached only by a dynamic import() is its own chunk of the executable, read and compiled only
+ * when imported (without it every lazily imported module still costs memory: client-node, imported only for
+ * auth providers src/kube does not handle, added ~21 MiB of idle RSS to a compiled program that never imported
+ * it, measured 2026-12-01 with Bun 1.4.5); and no autoload of .env or bunfig.toml from the user's working
+ * directory (an operator must not read them).
  * The version comes from package.json, the commit from git (or $DEVCTL_COMMIT, as in the Dockerfile);
  * both are baked in with --define.
  */
@@ -24,6 +28,8 @@ function compile(outfile: string, target?: string): void {
     "--minify",
     "--bytecode",
     "--format=esm",
+    "--splitting",
+    "--splitting",
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
     "--define",

@@ -6,6 +6,8 @@
  * - `watch` parses the newline-delimited JSON stream as it arrives; an HTTP error when opening
  *   rejects with a translated KubeError (a 410 has reason "Gone"); a broken stream throws from the iterator.
  * - `apply` is server-side apply; JSON is valid YAML, so the body is the object as JSON.
+ * - `patch` with `discardResponse` resolves to undefined and leaves the answer unparsed (for writes whose result
+ *   the caller never reads, like a status patch).
  */
 import { loadConnection, type LoadOptions } from "./config.ts";
 import { fromResponse, fromNetworkError } from "./errors.ts";
@@ -16,6 +18,7 @@ import type {
   KubeList,
   KubeObject,
   ListOptions,
+  PatchOptions,
   PatchType,
   ResourceType,
   WatchEvent,
@@ -93,14 +96,14 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
         signal: o?.signal,
       }),
 
-    patch: (rt, name, ns, patch, type, o) =>
-      t.json({
-        method: "PATCH",
-        path: resourcePath(rt, ns ?? namespace, name, o?.subresource) + writeQuery(o),
-        body: patch,
-        contentType: PATCH_CONTENT_TYPES[type],
-        signal: o?.signal,
-      }),
+    patch: <T>(
+      rt: ResourceType,
+      name: string,
+      ns: string | undefined,
+      body: unknown,
+      type: PatchType,
+      o?: PatchOptions,
+    ) => patchObject<T>(t, rt, name, ns ?? namespace, body, type, o),
 
     apply: (rt, obj, o: ApplyOptions & { subresource?: string }) =>
       t.json({
@@ -130,6 +133,29 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
 
     raw: (method, path, body, contentType, signal) => t.json({ method, path, body, contentType, signal }),
   };
+}
+
+/** PATCH of an object or subresource; with `discardResponse` resolves to undefined, leaving the answer unparsed. */
+function patchObject<T>(
+  t: Transport,
+  rt: ResourceType,
+  name: string,
+  namespace: string,
+  patch: unknown,
+  type: PatchType,
+  o?: PatchOptions,
+): Promise<T> {
+  const sent = t.json<T>({
+    method: "PATCH",
+    path:
+      resourcePath(rt, namespace, name, o?.subresource) +
+      query({ dryRun: o?.dryRun ? "All" : undefined, fieldManager: o?.fieldManager }),
+    body: patch,
+    contentType: PATCH_CONTENT_TYPES[type],
+    signal: o?.signal,
+    discardBody: o?.discardResponse,
+  });
+  return o?.discardResponse ? sent.then(() => undefined as T) : sent;
 }
 
 type List = <T extends KubeObject>(rt: ResourceType, o?: ListOptions) => Promise<KubeList<T>>;

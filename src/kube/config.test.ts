@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConnection } from "./config.ts";
+import { makePki } from "./_test-pki.ts";
+import { loadConnection, SERVICE_ACCOUNT_DIR } from "./config.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "devctl-kubeconfig-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -78,5 +79,48 @@ describe("KUBECONFIG as kubectl reads it", () => {
     expect(() => loadConnection({ env: env(`${a}:${c}`), context: "prod" })).toThrow(
       `context "prod" is not in kubeconfig ${a}:${c}; known contexts: ctx-a, ctx-c.`,
     );
+  });
+});
+
+describe("entries as client-node normalises them", () => {
+  test("relative certificate-authority paths are read from the kubeconfig's folder", () => {
+    const sub = join(dir, "rel");
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, "ca.crt"), "not PEM");
+    const path = join(sub, "rel.kc");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        clusters: [{ name: "c", cluster: { server: "https://r.example", "certificate-authority": "ca.crt" } }],
+        contexts: [{ name: "r", context: { cluster: "c" } }],
+        "current-context": "r",
+      }),
+    );
+    // Read from the right place: the error names the absolute path of the file that is not PEM.
+    expect(() => loadConnection({ kubeconfig: path })).toThrow(`certificate-authority ${join(sub, "ca.crt")} of`);
+  });
+
+  test("an entry without its required field is refused with client-node's message", () => {
+    const path = join(dir, "noserver.kc");
+    writeFileSync(path, JSON.stringify({ clusters: [{ name: "c", cluster: {} }] }));
+    expect(() => loadConnection({ kubeconfig: path })).toThrow(
+      `kubeconfig ${path} cannot be read: clusters[0].cluster.server is missing. Fix the file`,
+    );
+  });
+
+  test("in-cluster: an IPv6 host is bracketed, port 8080 is plain HTTP, and the namespace file is read", async () => {
+    const root = join(dir, "incluster");
+    const sa = join(root, SERVICE_ACCOUNT_DIR);
+    mkdirSync(sa, { recursive: true });
+    writeFileSync(join(sa, "token"), "sa-token");
+    writeFileSync(join(sa, "ca.crt"), makePki().ca);
+    const conn = loadConnection({
+      inClusterRoot: root,
+      env: { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "8080", HOME: root },
+    });
+    expect(conn.server).toBe("http://[fd00::1]:8080");
+    expect(conn.namespace).toBe("default");
+    expect(conn.context).toBe("");
+    expect(await conn.authHeaders()).toEqual({ Authorization: "Bearer sa-token" });
   });
 });

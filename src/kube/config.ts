@@ -1,22 +1,33 @@
 /**
  * Loads connection settings the way kubectl does, and resolves them once into `Connection`:
  * the server URL, the TLS material (CA, client certificate and key, skip-verify, server name) and
- * a function that yields the auth headers for each request (static token, token file, exec plugin).
+ * a function that yields the auth headers for each request (static token, token file, exec plugin; auth.ts).
  *
  * Order: an explicit kubeconfig path (one file, which must exist), else $KUBECONFIG (":"-separated; missing
  * files skipped; merged first-wins per cluster, user and context, and for current-context), else ~/.kube/config,
  * else in-cluster (service account token, CA, KUBERNETES_SERVICE_HOST/PORT). `context` picks a context.
  * Every failure is a `ConfigError` whose message says what to fix; nothing here talks to the network.
+ *
+ * Files are parsed with js-yaml and normalised by client-node's own `config_types.js` (the same validation and
+ * messages as `KubeConfig.loadFromFile`, which imports nothing else); client-node's root, ~900 modules, is not
+ * loaded here: auth.ts imports it only for auth providers it does not handle itself.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
-import { type Cluster, type Context, KubeConfig, type User } from "@kubernetes/client-node";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
+import {
+  type Cluster,
+  type Context,
+  newClusters,
+  newContexts,
+  newUsers,
+  type User,
+} from "@kubernetes/client-node/dist/config_types.js";
+import { load } from "js-yaml";
+import { authHeadersOf, ConfigError } from "./auth.ts";
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
+export { ConfigError } from "./auth.ts";
 
 export interface LoadOptions {
   /** Path to a kubeconfig file (like kubectl --kubeconfig). */
@@ -51,44 +62,36 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 
 export function loadConnection(opts: LoadOptions = {}): Connection {
   const env = opts.env ?? process.env;
-  const kc = new KubeConfig();
-  const source = loadInto(kc, opts, env);
+  const { parts, source } = loadParts(opts, env);
+  let current = parts.currentContext;
   if (opts.context) {
-    if (!kc.getContextObject(opts.context)) {
-      const known = kc.getContexts().map((c) => c.name);
+    if (!byName(parts.contexts, opts.context)) {
+      const known = parts.contexts.map((c) => c.name);
       throw new ConfigError(
         `context "${opts.context}" is not in ${source}; known contexts: ${known.join(", ") || "none"}.`,
       );
     }
-    kc.setCurrentContext(opts.context);
+    current = opts.context;
   }
-  return resolve(kc, source);
+  return resolve(parts, current, source);
 }
 
-function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string | undefined>): string {
+function loadParts(opts: LoadOptions, env: Record<string, string | undefined>): { parts: ConfigParts; source: string } {
   const files = kubeconfigFiles(opts, env);
   if (files.kind === "files") {
-    const merged = mergeKubeconfigs(files.paths.map((file) => readKubeconfig(file)));
-    kc.loadFromOptions(merged);
-    return files.paths.length === 1 ? `kubeconfig ${files.paths[0]}` : `kubeconfig ${files.paths.join(":")}`;
+    const parts = mergeKubeconfigs(files.paths.map((file) => readKubeconfig(file)));
+    return { parts, source: `kubeconfig ${files.paths.join(":")}` };
   }
   const root = opts.inClusterRoot ?? "";
-  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (host && port) {
     if (!existsSync(`${root}${SERVICE_ACCOUNT_DIR}/token`)) {
       throw new ConfigError(
         `running in-cluster but ${root}${SERVICE_ACCOUNT_DIR}/token is missing: mount the service account token (automountServiceAccountToken).`,
       );
     }
-    const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
-    process.env.KUBERNETES_SERVICE_HOST = env.KUBERNETES_SERVICE_HOST;
-    process.env.KUBERNETES_SERVICE_PORT = env.KUBERNETES_SERVICE_PORT;
-    try {
-      kc.loadFromCluster(root);
-    } finally {
-      process.env.KUBERNETES_SERVICE_HOST = saved.host;
-      process.env.KUBERNETES_SERVICE_PORT = saved.port;
-    }
-    return "in-cluster configuration";
+    return { parts: inClusterParts(root, host, port), source: "in-cluster configuration" };
   }
   if (files.missing.length > 0)
     throw new ConfigError(
@@ -97,6 +100,31 @@ function loadInto(kc: KubeConfig, opts: LoadOptions, env: Record<string, string 
   throw new ConfigError(
     "no Kubernetes configuration found: set --kubeconfig or KUBECONFIG, create ~/.kube/config, or run inside a cluster.",
   );
+}
+
+/** What client-node's `loadFromCluster` builds: the service account's CA, token file and namespace. */
+function inClusterParts(root: string, host: string, port: string): ConfigParts {
+  const scheme = port === "80" || port === "8080" || port === "8001" ? "http" : "https";
+  const namespaceFile = `${root}${SERVICE_ACCOUNT_DIR}/namespace`;
+  const namespace = existsSync(namespaceFile) ? readFileSync(namespaceFile, "utf8") : undefined;
+  return {
+    clusters: [
+      {
+        name: "inCluster",
+        caFile: `${root}${SERVICE_ACCOUNT_DIR}/ca.crt`,
+        server: `${scheme}://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`, // IPv6
+        skipTLSVerify: false,
+      },
+    ],
+    users: [
+      {
+        name: "inClusterUser",
+        authProvider: { name: "tokenFile", config: { tokenFile: `${root}${SERVICE_ACCOUNT_DIR}/token` } },
+      },
+    ],
+    contexts: [{ cluster: "inCluster", name: "inClusterContext", user: "inClusterUser", namespace }],
+    currentContext: "inClusterContext",
+  };
 }
 
 type Files = { kind: "files"; paths: string[] } | { kind: "none"; missing: string[] };
@@ -127,16 +155,29 @@ interface ConfigParts {
   currentContext: string;
 }
 
+/** One file as client-node's `loadFromFile` reads it: validated entries, relative file paths made absolute. */
 function readKubeconfig(file: string): ConfigParts {
-  const one = new KubeConfig();
   try {
-    one.loadFromFile(file); // also makes relative certificate and key paths absolute to the file's folder
+    const obj = load(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const parts: ConfigParts = {
+      clusters: newClusters(obj.clusters),
+      contexts: newContexts(obj.contexts),
+      users: newUsers(obj.users),
+      currentContext: obj["current-context"] as string,
+    };
+    const root = dirname(file);
+    const absolute = (f: string) => (isAbsolute(f) ? f : join(root, f));
+    for (const c of parts.clusters) if (c.caFile) c.caFile = absolute(c.caFile);
+    for (const u of parts.users) {
+      if (u.certFile) u.certFile = absolute(u.certFile);
+      if (u.keyFile) u.keyFile = absolute(u.keyFile);
+    }
+    return parts;
   } catch (e) {
     throw new ConfigError(
       `kubeconfig ${file} cannot be read: ${(e as Error).message}. Fix the file or point --kubeconfig elsewhere.`,
     );
   }
-  return { clusters: one.clusters, users: one.users, contexts: one.contexts, currentContext: one.currentContext };
 }
 
 /**
@@ -157,8 +198,12 @@ export function mergeKubeconfigs(parts: readonly ConfigParts[]): ConfigParts {
   };
 }
 
-function resolve(kc: KubeConfig, source: string): Connection {
-  const { ctx, cluster, user } = currentEntries(kc, source);
+/** The first entry of that name, as client-node's lookups pick it. */
+const byName = <T extends { name: string }>(list: readonly T[], name: string | undefined): T | undefined =>
+  list.find((item) => item.name === name);
+
+function resolve(parts: ConfigParts, current: string, source: string): Connection {
+  const { ctx, cluster, user } = currentEntries(parts, current, source);
   const url = serverUrl(cluster, source);
   const tls = tlsSettings(cluster, user, `context "${ctx.name}" in ${source}`, source);
   return {
@@ -167,29 +212,27 @@ function resolve(kc: KubeConfig, source: string): Connection {
     namespace: ctx.namespace || "default",
     tls,
     ...(cluster.proxyUrl ? { proxy: cluster.proxyUrl } : {}),
-    authHeaders: authHeadersOf(kc, ctx.name, user),
+    authHeaders: authHeadersOf({ ctx, cluster, user }),
   };
 }
 
 /** The current context and the cluster and user it names; a ConfigError when the context or its cluster is missing. */
-function currentEntries(kc: KubeConfig, source: string): { ctx: Context; cluster: Cluster; user: User | null } {
-  const ctx = kc.getContextObject(kc.getCurrentContext());
-  const cluster = kc.getCurrentCluster();
-  const user = kc.getCurrentUser();
+function currentEntries(
+  parts: ConfigParts,
+  current: string,
+  source: string,
+): { ctx: Context; cluster: Cluster; user: User | null } {
+  const ctx = byName(parts.contexts, current);
   if (!ctx)
     throw new ConfigError(
-      `${source} has no current context; pass --context (known: ${
-        kc
-          .getContexts()
-          .map((c) => c.name)
-          .join(", ") || "none"
-      }).`,
+      `${source} has no current context; pass --context (known: ${parts.contexts.map((c) => c.name).join(", ") || "none"}).`,
     );
+  const cluster = byName(parts.clusters, ctx.cluster);
   if (!cluster)
     throw new ConfigError(
       `context "${ctx.name}" in ${source} names cluster "${ctx.cluster}", which is not defined there.`,
     );
-  return { ctx, cluster, user };
+  return { ctx, cluster, user: byName(parts.users, ctx.user) ?? null };
 }
 
 function serverUrl(cluster: Cluster, source: string): URL {
@@ -242,30 +285,6 @@ function tlsSettings(cluster: Cluster, user: User | null, where: string, source:
     );
   if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
   return tls;
-}
-
-/** The user's credentials as request headers: from the kubeconfig's auth provider, a token or basic auth. */
-function authHeadersOf(kc: KubeConfig, context: string, user: User | null): () => Promise<Record<string, string>> {
-  const staticToken = user?.token;
-  const dynamic = !!(user?.exec || user?.authProvider);
-  const basic = user?.username
-    ? `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}`
-    : undefined;
-  return async () => {
-    if (dynamic) {
-      // The kubeconfig's auth providers (exec plugins, token files) cache and refresh tokens themselves.
-      const opts: { headers?: Record<string, string> } = {};
-      try {
-        await kc.applyToHTTPSOptions(opts as never);
-      } catch (e) {
-        throw new ConfigError(`getting credentials for context "${context}" failed: ${(e as Error).message}`);
-      }
-      return { ...(opts.headers ?? {}) };
-    }
-    if (staticToken) return { Authorization: `Bearer ${staticToken}` };
-    if (basic) return { Authorization: basic };
-    return {};
-  };
 }
 
 function pem(file?: string, data?: string): string | undefined {

@@ -7,10 +7,15 @@
  * - every request carries the auth headers of the connection and a User-Agent;
  * - no answer at all (refused, TLS failure, reset, DNS) becomes KubeError "Unreachable" naming the server;
  * - every request is reported once to the observer (method, code, host, seconds) for metrics;
- * - a non-watch request times out after `timeoutMs` (default 30 s); watches use only the caller's signal.
+ * - a non-watch request times out after `timeoutMs` (default 30 s), body included; watches use only the
+ *   caller's signal. `json()` arms one timer and at most one listener on the caller's signal per request and
+ *   disarms both once the body is read (AbortSignal.timeout + AbortSignal.any cost ~2.5% of the operator's
+ *   CPU in a profile of 1,000 WebApps converging);
+ * - `discardBody` (json only): a 2xx answer's body is read off the connection but not decoded or parsed, and
+ *   json() resolves to undefined; an error answer is still parsed into its KubeError.
  */
 import type { Connection } from "./config.ts";
-import { fromNetworkError, fromResponse, KubeError } from "./errors.ts";
+import { fromNetworkError, fromResponse, KubeError, type RequestDescription } from "./errors.ts";
 import type { RequestObservation } from "./types.ts";
 
 export interface TransportRequest {
@@ -23,6 +28,8 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** 0 = no timeout (watches). */
   timeoutMs?: number;
+  /** json() only: do not decode or parse a 2xx answer's body; resolve to undefined. */
+  discardBody?: boolean;
 }
 
 export interface Transport {
@@ -30,7 +37,7 @@ export interface Transport {
   readonly context: string;
   /** Sends a request; resolves with any HTTP answer (2xx or not). */
   send(req: TransportRequest): Promise<Response>;
-  /** Sends a request and parses JSON; non-2xx answers reject with a translated KubeError. */
+  /** Sends a request and parses JSON (unless `discardBody`); non-2xx answers reject with a translated KubeError. */
   json<T>(req: TransportRequest): Promise<T>;
 }
 
@@ -52,10 +59,14 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
     context: conn.context,
   });
 
-  async function send(req: TransportRequest): Promise<Response> {
+  /** One request, aborted by `signal`; `timedOut()` tells a timeout apart from the caller's abort. */
+  async function exchange(
+    req: TransportRequest,
+    signal: AbortSignal | undefined,
+    timedOut: () => boolean,
+    timeoutMs: number,
+  ): Promise<Response> {
     const started = performance.now();
-    const timeoutMs = req.timeoutMs ?? defaultTimeout;
-    const signal = withTimeout(req.signal, timeoutMs);
     const headers: Record<string, string> = {
       Accept: req.accept ?? "application/json",
       "User-Agent": userAgent,
@@ -76,31 +87,40 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
     } catch (e) {
       opts.observe?.({ method: req.method, code: "<error>", host, seconds: (performance.now() - started) / 1000 });
       if (req.signal?.aborted) throw e;
-      if ((e as Error)?.name === "TimeoutError") {
-        throw new KubeError(
-          "Timeout",
-          `${req.method} ${describe(req).path}: no answer from ${conn.server} within ${timeoutMs} ms`,
-          0,
-          undefined,
-          { cause: e },
-        );
-      }
-      throw fromNetworkError(e, describe(req));
+      throw timedOut() ? timeoutError(e, describe(req), timeoutMs) : fromNetworkError(e, describe(req));
     }
     opts.observe?.({
       method: req.method,
-      code: String(res.status),
+      code: statusText(res.status),
       host,
       seconds: (performance.now() - started) / 1000,
     });
     return res;
   }
 
+  function send(req: TransportRequest): Promise<Response> {
+    const timeoutMs = req.timeoutMs ?? defaultTimeout;
+    const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    // The caller reads the body after this returns, so the timeout must outlive it: AbortSignal's own timer does.
+    const signal = timeout && req.signal ? AbortSignal.any([req.signal, timeout]) : (timeout ?? req.signal);
+    return exchange(req, signal, () => !!timeout?.aborted, timeoutMs);
+  }
+
   async function json<T>(req: TransportRequest): Promise<T> {
-    const res = await send(req);
-    const parsed = await readBody(res);
-    if (!res.ok) throw fromResponse(res.status, parsed, describe(req), req.path.split("?")[1] ?? "");
-    return parsed as T;
+    const timeoutMs = req.timeoutMs ?? defaultTimeout;
+    const deadline = new Deadline(req.signal, timeoutMs);
+    try {
+      const res = await exchange(req, deadline.signal, () => deadline.timedOut, timeoutMs);
+      if (res.ok && req.discardBody) {
+        await res.arrayBuffer(); // read off the connection so that it is reused
+        return undefined as T;
+      }
+      const parsed = await readBody(res);
+      if (!res.ok) throw fromResponse(res.status, parsed, describe(req), req.path.split("?")[1] ?? "");
+      return parsed as T;
+    } finally {
+      deadline.release();
+    }
   }
 
   return { server: conn.server, context: conn.context, send, json };
@@ -117,12 +137,75 @@ function bunTls(conn: Connection) {
   };
 }
 
-/** The caller's signal, bounded by `timeoutMs` unless that is 0 (watches). */
-function withTimeout(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal | undefined {
-  const signals = [signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter(
-    (s): s is AbortSignal => !!s,
-  );
-  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+function timeoutError(cause: unknown, req: RequestDescription, timeoutMs: number): KubeError {
+  const message = `${req.method} ${req.path}: no answer from ${req.server} within ${timeoutMs} ms`;
+  return new KubeError("Timeout", message, 0, undefined, { cause });
+}
+
+/** Status codes as strings, made once: the observer gets one per request. */
+const STATUS_TEXT = new Map<number, string>();
+function statusText(code: number): string {
+  let s = STATUS_TEXT.get(code);
+  if (s === undefined) STATUS_TEXT.set(code, (s = String(code)));
+  return s;
+}
+
+/**
+ * The caller's signal bounded by `timeoutMs` (0: unbounded); `release()` disarms it once the answer is read.
+ * Without a caller's signal this is AbortSignal.timeout (cheapest: ~0.7 µs); with one, one controller, one
+ * timer and one listener (~2.7 µs) instead of AbortSignal.timeout + AbortSignal.any (~4.4 µs, measured with
+ * Bun 1.4.5), and nothing left armed for 30 s after the request. A timeout aborts with a TimeoutError
+ * DOMException either way.
+ */
+class Deadline {
+  readonly signal: AbortSignal | undefined;
+  /** Set when the caller gave a signal and there is a timeout: aborted by either. */
+  readonly #controller: AbortController | undefined;
+  readonly #caller: AbortSignal | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timedOut = false;
+
+  constructor(caller: AbortSignal | undefined, timeoutMs: number) {
+    if (timeoutMs <= 0 || caller?.aborted) {
+      this.signal = caller; // unbounded, or already aborted: fetch rejects at once
+    } else if (!caller) {
+      this.signal = AbortSignal.timeout(timeoutMs);
+    } else {
+      this.#controller = new AbortController();
+      this.signal = this.#controller.signal;
+      this.#caller = caller;
+      caller.addEventListener("abort", this);
+      this.#timer = setTimeout(onDeadline, timeoutMs, this);
+      this.#timer.unref?.();
+    }
+  }
+
+  get timedOut(): boolean {
+    if (this.#controller) return this.#timedOut;
+    return !this.#caller && this.signal?.reason instanceof DOMException && this.signal.reason.name === "TimeoutError";
+  }
+
+  /** The caller aborted (the EventListener protocol: no closure per request). */
+  handleEvent(): void {
+    this.#controller?.abort(this.#caller?.reason);
+    this.release();
+  }
+
+  expire(): void {
+    this.#timedOut = true;
+    this.#controller?.abort(new DOMException("The operation timed out.", "TimeoutError"));
+    this.release();
+  }
+
+  release(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#caller?.removeEventListener("abort", this);
+  }
+}
+
+function onDeadline(d: Deadline): void {
+  d.expire();
 }
 
 /** The body as JSON when it says it is JSON and parses, else as text. */

@@ -120,6 +120,15 @@ export interface ApplyOptions extends WriteOptions {
 
 export type PatchType = "merge" | "json" | "strategic";
 
+export interface PatchOptions extends WriteOptions {
+  subresource?: string;
+  /**
+   * The caller does not need the answer: a 2xx body is read off the connection but neither decoded nor parsed,
+   * and the call resolves to undefined (a failure is still a KubeError with the server's Status).
+   */
+  discardResponse?: boolean;
+}
+
 /** What the transport reports after every response, for metrics (rest_client_requests_total). */
 export interface RequestObservation {
   method: string;
@@ -151,13 +160,22 @@ export interface KubeClient {
   replace<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T>;
   /** PUT to the status subresource. */
   replaceStatus<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T>;
+  /** With `discardResponse: true` resolves to undefined without parsing the answer (see PatchOptions). */
+  patch(
+    rt: ResourceType,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    type: PatchType,
+    opts: PatchOptions & { discardResponse: true },
+  ): Promise<void>;
   patch<T extends KubeObject>(
     rt: ResourceType,
     name: string,
     namespace: string | undefined,
     patch: unknown,
     type: PatchType,
-    opts?: WriteOptions & { subresource?: string },
+    opts?: PatchOptions,
   ): Promise<T>;
   /** Server-side apply (application/apply-patch+yaml, JSON body). */
   apply<T extends KubeObject>(

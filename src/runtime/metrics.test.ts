@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { createRuntimeMetrics, RECONCILE_TIME_BUCKETS, WORKQUEUE_DURATION_BUCKETS } from "./metrics.ts";
+import {
+  createRuntimeMetrics,
+  RECONCILE_TIME_BUCKETS,
+  REST_CLIENT_DURATION_BUCKETS,
+  Registry,
+  WORKQUEUE_DURATION_BUCKETS,
+} from "./metrics.ts";
 
 /** The lines of one family (HELP, TYPE and series) from an exposition. */
 function family(text: string, name: string): string[] {
@@ -114,6 +120,33 @@ describe("runtime metrics", () => {
       'rest_client_request_duration_seconds_bucket{host="10.0.0.1:6443",verb="GET",le="0.025"} 1\n',
     );
     expect(text).toContain('rest_client_request_duration_seconds_count{host="10.0.0.1:6443",verb="GET"} 2\n');
+  });
+
+  test("interleaved hosts, methods and codes each count in their own series, as the registry's own series would", () => {
+    const m = createRuntimeMetrics({ process: false });
+    const direct = new Registry();
+    const requests = direct.counter({
+      name: "rest_client_requests_total",
+      help: "Number of HTTP requests, partitioned by status code, method, and host.",
+      labelNames: ["code", "method", "host"],
+    });
+    const durations = direct.histogram({
+      name: "rest_client_request_duration_seconds",
+      help: "Request latency in seconds. Broken down by verb, and host.",
+      labelNames: ["verb", "host"],
+      buckets: REST_CLIENT_DURATION_BUCKETS,
+    });
+    const hosts = ["a:6443", "b:6443"];
+    const methods = ["GET", "PATCH", "PUT"];
+    const codes = ["200", "404", "409", "<error>"];
+    for (let i = 0; i < 97; i++) {
+      const o = { host: hosts[i % 2] as string, method: methods[i % 3] as string, code: codes[i % 4] as string };
+      const seconds = (i % 7) / 10;
+      m.observeRequest({ ...o, seconds });
+      requests.with(o).inc();
+      durations.with({ verb: o.method, host: o.host }).observe(seconds);
+    }
+    expect(m.expose()).toBe(direct.expose());
   });
 
   test("leader status is 1 while leading and 0 on standby", () => {

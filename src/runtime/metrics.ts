@@ -12,7 +12,7 @@
  *   memory and CPU) are computed at scrape time, not by a background loop.
  */
 import type { RequestObservation } from "../kube/types.ts";
-import { type Family, type GaugeSeries, Registry } from "./prometheus.ts";
+import { type CounterSeries, type Family, type GaugeSeries, type HistogramSeries, Registry } from "./prometheus.ts";
 
 export { Registry } from "./prometheus.ts";
 export type { CounterSeries, Family, GaugeSeries, HistogramSeries, Labels } from "./prometheus.ts";
@@ -262,7 +262,10 @@ function inFlightProbes(
   };
 }
 
-/** rest_client_* families; the observer every API request reports to. */
+/**
+ * rest_client_* families; the observer every API request reports to. The series of each (host, method, code)
+ * are looked up once and kept in nested maps, so a request builds no label object or key string.
+ */
 function registerRestClientMetrics(r: Registry): (o: RequestObservation) => void {
   const requests = r.counter({
     name: "rest_client_requests_total",
@@ -275,9 +278,24 @@ function registerRestClientMetrics(r: Registry): (o: RequestObservation) => void
     labelNames: ["verb", "host"],
     buckets: REST_CLIENT_DURATION_BUCKETS,
   });
+  interface ByMethod {
+    duration: HistogramSeries;
+    byCode: Map<string, CounterSeries>;
+  }
+  /** host -> method -> its duration series and its request counters by code. */
+  const cache = new Map<string, Map<string, ByMethod>>();
   return (o) => {
-    requests.with({ code: o.code, method: o.method, host: o.host }).inc();
-    requestDuration.with({ verb: o.method, host: o.host }).observe(o.seconds);
+    let byHost = cache.get(o.host);
+    if (!byHost) cache.set(o.host, (byHost = new Map()));
+    let m = byHost.get(o.method);
+    if (!m) {
+      m = { duration: requestDuration.with({ verb: o.method, host: o.host }), byCode: new Map() };
+      byHost.set(o.method, m);
+    }
+    let count = m.byCode.get(o.code);
+    if (!count) m.byCode.set(o.code, (count = requests.with({ code: o.code, method: o.method, host: o.host })));
+    count.inc();
+    m.duration.observe(o.seconds);
   };
 }
 

@@ -126,8 +126,8 @@ export class Registry {
       let count = 0;
       const s: HistogramSeries = {
         observe(v) {
-          let i = bounds.findIndex((b) => v <= b);
-          if (i < 0) i = bounds.length;
+          let i = 0;
+          while (i < bounds.length && !(v <= (bounds[i] as number))) i++; // the +Inf slot past every bound (and NaN)
           counts[i] = (counts[i] ?? 0) + 1;
           sum += v;
           count++;

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Context, Figure, Section } from "./_context.ts";
-import { forImpl, join, ratioTable } from "./_compare.ts";
+import { forImpl, goalsOf, join, ratioTable } from "./_compare.ts";
 
 const fig = (name: string, value: number): Figure => ({ name, value, show: (x) => `${x} ms` });
 const section = (over: Partial<Section>): Section => ({
@@ -52,4 +52,21 @@ test("a context for one operator starts that operator by default and lists only 
   expect(started).toEqual([["ns", ["--x"], { impl: "peer" }]]);
   peer.fixture = { namespace: "f", floorNamespace: "g", n: 1, image: "i" };
   expect(base.fixture?.namespace).toBe("f");
+});
+
+test("the floor is measured in devctl's pass of a comparison and not again in the peer's", () => {
+  const base = { impls: ["devctl", "peer"], measuresFloor: true } as unknown as Context;
+  expect(forImpl(base, "devctl").measuresFloor).toBe(true);
+  expect(forImpl(base, "peer").measuresFloor).toBe(false);
+});
+
+test("figures that carry a goal become goals beside the peer's figure; a section without its own goal is judged by them", () => {
+  const p99 = (v: number): Figure => ({ ...fig("p99", v), goal: { name: "heal p99", ratioAtMost: 1 } });
+  const j = join(
+    section({ verdict: "no goal", figures: [p99(30), fig("p50", 10)] }),
+    section({ figures: [p99(20), fig("p50", 10)] }),
+  );
+  expect(j.goals?.map((g) => [g.name, g.ratio, g.verdict])).toEqual([["heal p99", "1.50", "missed"]]);
+  expect(j.verdict).toBe("missed");
+  expect(goalsOf([p99(30)])[0]?.verdict).toBe("not measured");
 });

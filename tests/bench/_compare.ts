@@ -8,10 +8,14 @@
  *   ctx.impls is just that one; everything else (kube, fixture, leftovers) is the shared context, so a
  *   fixture made for devctl is the one the peer then works on.
  * - The shared fixture is ensured first, by devctl, so the peer never converges it.
+ * - The floor is measured in devctl's pass only (ctx.measuresFloor): it does not depend on the operator.
  * - A ratio is devctl's figure over the peer's; "n/a" where either is missing. Pure apart from the runs.
+ * - Figures that carry a goal become the section's goals (goalsOf), also without the peer ("not measured"
+ *   for a ratio goal, devctl's own value for a value goal).
  */
 import type { Context, Figure, Section, Table } from "./_context.ts";
 import { ensureFixture } from "./_fixture.ts";
+import { type Goal, goal, overall } from "./_goals.ts";
 import { IMPL_LABEL, type OperatorImpl } from "./_operator.ts";
 import { fmt } from "./_stats.ts";
 
@@ -20,6 +24,8 @@ export function forImpl(ctx: Context, impl: OperatorImpl): Context {
   return new Proxy(ctx, {
     get(target, key, receiver) {
       if (key === "impls") return [impl];
+      // The floor does not depend on the operator: measured in devctl's pass only, which saves minutes.
+      if (key === "measuresFloor") return impl === "devctl";
       if (key === "operator")
         return (ns: string, args?: string[], how: { impl?: OperatorImpl; profileDir?: string } = {}) =>
           target.operator(ns, args, { impl, ...how });
@@ -46,11 +52,22 @@ export function ratioTable(devctl: readonly Figure[], peer: readonly Figure[]): 
   };
 }
 
+/** The goals among devctl's figures, each beside the peer's figure of the same name (if any). */
+export function goalsOf(devctl: readonly Figure[], peer: readonly Figure[] = []): Goal[] {
+  return devctl.flatMap((d) =>
+    d.goal ? [goal(d.goal, d.value, peer.find((f) => f.name === d.name)?.value, d.show)] : [],
+  );
+}
+
 export function join(devctl: Section, peer: Section): Section {
+  const goals = goalsOf(devctl.figures ?? [], peer.figures ?? []);
   const prefixed = peer.tables.map((t) => ({ ...t, caption: `${IMPL_LABEL.peer}: ${t.caption ?? ""}`.trim() }));
   return {
     ...devctl,
     tables: [ratioTable(devctl.figures ?? [], peer.figures ?? []), ...devctl.tables, ...prefixed],
+    goals,
+    // A scenario with no goal of its own is judged by its comparison with the peer.
+    verdict: devctl.verdict === "no goal" && goals.length > 0 ? overall(goals) : devctl.verdict,
     // The peer's own notes describe devctl's code paths; only the comparison note is added.
     notes: [
       ...devctl.notes,
@@ -62,7 +79,10 @@ export function join(devctl: Section, peer: Section): Section {
 
 /** Runs `scenario` for devctl and, when the peer is compared, for the Go peer; one joined section. */
 export async function compared(ctx: Context, scenario: (ctx: Context) => Promise<Section>): Promise<Section> {
-  if (!ctx.impls.includes("peer")) return scenario(ctx);
+  if (!ctx.impls.includes("peer")) {
+    const alone = await scenario(ctx);
+    return { ...alone, goals: goalsOf(alone.figures ?? []) };
+  }
   await ensureFixture(ctx);
   const devctl = await scenario(forImpl(ctx, "devctl"));
   await ctx.stopOperators();

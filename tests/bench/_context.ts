@@ -12,12 +12,16 @@
  *   the fixture and the leftovers are renewed, the CRD is installed again and the API server warmed up
  *   with one request of each kind the measurements send) and resolves true; on any
  *   other cluster it does nothing and resolves false. Scenarios read ctx.kube at each use.
+ * - Every operator started through ctx.operator() writes its whole output to a file of its own in
+ *   ctx.evidenceDir (named `<sequence>-<impl>-<namespace>.log`, or as `how.logName` says), which stays after the run.
  * - settle() waits until the local API server is nearly idle (below 20% of a core over 1 s, at most
  *   30 s), so background work of one measurement does not leak into the next.
  */
+import { join } from "node:path";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { KubeClient } from "../../src/kube/types.ts";
 import type { BenchCluster } from "./_cluster.ts";
+import type { Goal, GoalSpec } from "./_goals.ts";
 import type { BenchOptions } from "./_options.ts";
 import { ensureCrd, warmUp } from "./_kube.ts";
 import { type BenchOperator, type OperatorImpl, spawnOperator } from "./_operator.ts";
@@ -49,12 +53,16 @@ export interface Section {
   charts?: Chart[];
   /** The figures another operator's run can be compared with (see _compare.ts). */
   figures?: Figure[];
+  /** The issue's goals this section measured, for the summary at the top (see _goals.ts). */
+  goals?: Goal[];
 }
 
 export interface Figure {
   name: string;
   value: number;
   show(value: number): string;
+  /** This figure is one of the issue's goals: compared with the Go peer's (see _compare.ts). */
+  goal?: GoalSpec;
 }
 
 export interface Chart {
@@ -79,6 +87,8 @@ export interface Context {
   cluster: BenchCluster;
   log(line: string): void;
   fixture?: Fixture;
+  /** Where operator logs and metric timelines of this run are kept (see _evidence.ts). */
+  evidenceDir: string;
   /** Extra things to delete at the end (namespaces of external clusters). */
   leftovers: string[];
   meter(pids: Record<string, number | undefined>): Promise<CpuMeter>;
@@ -91,10 +101,12 @@ export interface Context {
   operator(
     namespace: string,
     args?: string[],
-    how?: { impl?: OperatorImpl; profileDir?: string },
+    how?: { impl?: OperatorImpl; profileDir?: string; logName?: string },
   ): Promise<BenchOperator>;
   /** The operators every comparison runs: devctl, and the Go peer unless --no-peer. */
   impls: OperatorImpl[];
+  /** Whether a scenario measures its floor here (false in the Go peer's pass of a comparison: it ran once already). */
+  measuresFloor: boolean;
   /** Stops every operator started through ctx.operator() that still runs. */
   stopOperators(): Promise<void>;
 }
@@ -104,13 +116,16 @@ export function createContext(
   kube: KubeClient,
   cluster: BenchCluster,
   log: (line: string) => void,
+  evidenceDir: string,
 ): Context {
   const running = new Set<BenchOperator>();
+  let started = 0;
   const ctx: Context = {
     opts,
     kube,
     cluster,
     log,
+    evidenceDir,
     leftovers: [],
     async meter(pids) {
       return cpuMeter({ ...pids, ...(await cluster.controlPlanePids()) });
@@ -139,10 +154,14 @@ export function createContext(
       return true;
     },
     impls: opts.peer ? ["devctl", "peer"] : ["devctl"],
+    measuresFloor: true,
     async operator(namespace, args = [], how = {}) {
       const withLe = args.some((a) => a.startsWith("--leader-elect"));
+      const impl = how.impl ?? "devctl";
+      const name = how.logName ?? `${String(++started).padStart(3, "0")}-${impl}-${namespace}`;
       const op = await spawnOperator({
-        impl: how.impl ?? "devctl",
+        impl,
+        logFile: join(evidenceDir, `${name}.log`),
         kubeconfig: cluster.kubeconfig,
         args: [
           "--namespaces",

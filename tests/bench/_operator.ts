@@ -15,10 +15,12 @@
  *   /readyz 200 (polled every 5 ms: the poll adds at most that much).
  * - Counters come from the operator's own /metrics (rest_client_requests_total and friends); CPU and
  *   RSS from /proc, so they work even when the metrics endpoint is busy.
- * - `stop()` sends a signal and waits for the exit; `kill()` is SIGKILL. Output is kept for errors.
+ * - `stop()` sends a signal and waits for the exit; `kill()` is SIGKILL. Output is kept for errors (the
+ *   last 200 KB), and all of it goes to `logFile` when one is given.
  */
 import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { appender } from "./_evidence.ts";
 import { cpuSeconds, rssBytes } from "./_proc.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -75,6 +77,8 @@ export interface OperatorSpawnOptions {
   args: string[];
   /** Run the sources under `bun --cpu-prof-md --heap-prof-md` and write both profiles (on exit) into this directory. */
   profileDir?: string;
+  /** Also write everything the process prints (stdout and stderr, as it arrives) to this file. */
+  logFile?: string;
 }
 
 export async function freePort(): Promise<number> {
@@ -175,12 +179,23 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
   let out = "";
   const spawnedAt = performance.now();
   const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
+  const file = opts.logFile ? appender(opts.logFile) : undefined;
+  file?.write(`# ${argv.join(" ")}\n# pid ${proc.pid}, spawned at ${new Date().toISOString()}\n`);
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const d = new TextDecoder();
-    for await (const c of s) out = (out + d.decode(c, { stream: true })).slice(-200_000);
+    for await (const c of s) {
+      const text = d.decode(c, { stream: true });
+      file?.write(text);
+      out = (out + text).slice(-200_000);
+    }
   };
-  void drain(proc.stdout as ReadableStream<Uint8Array>);
-  void drain(proc.stderr as ReadableStream<Uint8Array>);
+  const drained = Promise.all([
+    drain(proc.stdout as ReadableStream<Uint8Array>),
+    drain(proc.stderr as ReadableStream<Uint8Array>),
+  ]).finally(() => {
+    file?.write(`# exited (${proc.exitCode ?? proc.signalCode}) at ${new Date().toISOString()}\n`);
+    file?.close();
+  });
   const exited = () => proc.exitCode !== null || proc.signalCode !== null;
 
   return {
@@ -218,6 +233,7 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
       const timer = setTimeout(() => !exited() && proc.kill("SIGKILL"), opts.profileDir ? 600_000 : 40_000);
       const code = await proc.exited;
       clearTimeout(timer);
+      await Promise.race([drained, Bun.sleep(2000)]);
       return code;
     },
   };

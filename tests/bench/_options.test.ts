@@ -35,3 +35,11 @@ test("the Go peer runs beside devctl unless --no-peer is given; the last of --pe
   expect(parseOptions(["--no-peer"], "/r").peer).toBe(false);
   expect(parseOptions(["--no-peer", "--peer"], "/r").peer).toBe(true);
 });
+
+test("the busy-machine convergence runs at 500 (or a smaller largest size) with the peer, not without it; --busy-n wins", () => {
+  expect(parseOptions([], "/r").busyN).toBe(500);
+  expect(parseOptions(["--quick"], "/r").busyN).toBe(100);
+  expect(parseOptions(["--no-peer"], "/r").busyN).toBe(0);
+  expect(parseOptions(["--busy-n", "500", "--no-peer"], "/r").busyN).toBe(500);
+  expect(parseOptions(["--busy-n=0"], "/r").busyN).toBe(0);
+});

@@ -104,3 +104,33 @@ test("a bun --cpu-prof-md profile yields its hot functions with source paths sho
     ["1.0%", "964.9ms", "`async json`", "`src/kube/transport.ts:102`"],
   ]);
 });
+
+test("the issue's goals follow the summary in the issue's order: convergence, memory, heal, update, restart", () => {
+  const g = (name: string) => ({
+    name,
+    bound: "devctl / Go ≤ 1.0",
+    devctl: "1",
+    peer: "2",
+    ratio: "0.50",
+    verdict: "met" as const,
+  });
+  const md = render(
+    info,
+    [
+      { ...section, id: "convergence", title: "1. Convergence", goals: [g("convergence of 1,000")] },
+      { ...section, id: "steady", title: "2. Steady state", goals: [g("restart writes")] },
+      { ...section, id: "memory", title: "3. Memory", goals: [g("RSS idle")] },
+      { ...section, goals: [g("heal p99")] },
+    ],
+    undefined,
+  );
+  const rows = md.split("\n").filter((l) => l.startsWith("| ") && l.includes("devctl / Go ≤"));
+  expect(rows.map((r) => r.split(" | ")[0])).toEqual([
+    "| convergence of 1,000",
+    "| RSS idle",
+    "| heal p99",
+    "| restart writes",
+  ]);
+  expect(md.indexOf("Goals of issue #11")).toBeGreaterThan(md.indexOf("| scenario | goal |"));
+  expect(md.indexOf("Goals of issue #11")).toBeLessThan(md.indexOf(ANALYSIS_START));
+});

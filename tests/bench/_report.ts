@@ -5,7 +5,9 @@
  * - The header names the machine (cores, memory, CPU model, kernel), the versions (Bun, Kubernetes,
  *   devctl and its commit), the date, the cluster, the load average before and after, and how busy
  *   the whole machine was while the run went on: a shared machine is said to be shared.
- * - One summary table (scenario, goal, result, verdict), then one section per scenario with its tables,
+ * - One summary table (scenario, goal, result, verdict), then the issue's goals of devctl against the Go
+ *   peer (goal, bound, both figures, ratio, verdict; see _goals.ts) in the issue's order (GOAL_ORDER of the
+ *   sections that report them), then one section per scenario with its tables,
  *   its charts (as images of the SVG files beside the report, see chartFiles) and notes, in the issue's order.
  * - The hand-written analysis between ANALYSIS_START and ANALYSIS_END in the previous file is kept, so a
  *   rerun refreshes the numbers without losing it (it says which run it was written for). It is marked
@@ -14,7 +16,11 @@
  */
 import type { Section, Table } from "./_context.ts";
 import type { CpuUsage } from "./_proc.ts";
+import { goalsTable } from "./_goals.ts";
 import { fmt } from "./_stats.ts";
+
+/** Sections in the order the issue lists their goals: convergence, requests, CPU, memory, heal, update, restart. */
+export const GOAL_ORDER = ["convergence", "memory", "heal", "update", "steady"];
 
 export const ANALYSIS_START = "<!-- analysis:start (hand-written; kept by `npm run bench`) -->";
 export const ANALYSIS_END = "<!-- analysis:end -->";
@@ -96,6 +102,8 @@ export function render(info: RunInfo, sections: Section[], previous: string | un
     left: 4,
     rows: sections.map((s) => [`[${s.title}](#${anchor(s.title)})`, s.goal ?? "—", s.headline, `**${s.verdict}**`]),
   };
+  const rank = (id: string) => (GOAL_ORDER.includes(id) ? GOAL_ORDER.indexOf(id) : GOAL_ORDER.length);
+  const goals = [...sections].sort((a, b) => rank(a.id) - rank(b.id)).flatMap((s) => s.goals ?? []);
   const analysisAt = "\u0000analysis\u0000";
   const body = [
     "# Benchmarks",
@@ -109,6 +117,7 @@ export function render(info: RunInfo, sections: Section[], previous: string | un
     "",
     table(summary),
     "",
+    ...(goals.length ? [table(goalsTable(goals)), ""] : []),
     analysisAt,
     "",
     ...sections.flatMap((s) => [

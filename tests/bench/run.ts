@@ -17,6 +17,7 @@ import { createKubeClient } from "../../src/kube/client.ts";
 import { acquireCluster, type BenchCluster } from "./_cluster.ts";
 import { compared } from "./_compare.ts";
 import { createContext, type Context, type Section } from "./_context.ts";
+import { evidenceDir } from "./_evidence.ts";
 import { ensureCrd, NAMESPACES, warmUp } from "./_kube.ts";
 import { binary, DEVCTL, useBinary, usePeerBinary } from "./_operator.ts";
 import { OptionsError, parseOptions, SCENARIOS, type ScenarioName } from "./_options.ts";
@@ -46,7 +47,21 @@ const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
   failover,
   update: (ctx) => compared(ctx, update),
 };
-/** Execution order: convergence first (it leaves the fixture), memory last (10,000 WebApps load the cluster most). */
+/**
+ * Execution order: convergence first (it leaves the fixture), memory last (10,000 WebApps load the cluster most).
+ * Expected duration of the default run with the Go peer on a quiet 2-core machine (estimated 2026-12-01 from
+ * the figures of BENCHMARKS.md and of a convergence run with the peer, 10.8 min; a fresh cluster ~8.5 s):
+ *   convergence, N=100 and 1,000, 3 repeats, floor + devctl + Go, 23 fresh clusters   ~10.5 min
+ *   the same beside a CPU hog, N=500, 3 pairs, no floor                                ~5.5 min
+ *   steady (devctl ~45 s; the peer writes 1,000 statuses per pass, ~90 s)              ~2.5 min
+ *   startup (devctl only)                                                              ~0.5 min
+ *   heal, 100 trials per operator, the floor once                                      ~3.5 min
+ *   update, 3 repeats per operator (each waits for 1,000 rollouts), the floor once     ~9-10 min
+ *   failover (devctl only; SIGKILL trials wait out the 15 s lease)                     ~1.5 min
+ *   memory (idle/1,000: 3 starts each; 10,000 pre-created; the peer's first pass
+ *   over them writes 10,000 statuses, 50-100/s)                                        ~6-8 min
+ *   total                                                                              ~40-43 min
+ */
 const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
 
 let opts: ReturnType<typeof parseOptions>;
@@ -92,7 +107,9 @@ const version = Bun.spawnSync([binary, "--version"])
   .replace(/^devctl /, "");
 const cluster: BenchCluster = await acquireCluster(log);
 const kube = createKubeClient({ kubeconfig: cluster.kubeconfig });
-const ctx = createContext(opts, kube, cluster, log);
+const evidence = evidenceDir(join(tmpdir(), "devctl-bench-evidence"), new Date().toISOString().replace(/[:.]/g, "-"));
+log(`operator logs and metric timelines of every run go to ${evidence}`);
+const ctx = createContext(opts, kube, cluster, log, evidence);
 let interrupted = false;
 process.on("SIGINT", () => {
   if (interrupted) process.exit(130);

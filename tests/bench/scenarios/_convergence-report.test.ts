@@ -1,7 +1,14 @@
 import { expect, test } from "bun:test";
 import type { Context } from "../_context.ts";
 import type { CpuUsage } from "../_proc.ts";
-import { type ConvergenceRun, charts, convergenceReport, medianOf, type Repeat } from "./_convergence-report.ts";
+import {
+  type ConvergenceRun,
+  charts,
+  convergenceGoals,
+  convergenceReport,
+  medianOf,
+  type Repeat,
+} from "./_convergence-report.ts";
 import { repeatOrder } from "./convergence.ts";
 
 const usage: CpuUsage = { wallSeconds: 10, byProcess: { operator: 1 }, machineBusy: 5, machineCapacity: 20 };
@@ -22,6 +29,19 @@ const run = (impl: "devctl" | "peer", availableMs: number, requests = 5000): Con
     [0, 60 * 2 ** 20],
     [availableMs, 64 * 2 ** 20],
   ],
+  evidence: {
+    log: `/tmp/ev/${impl}-${availableMs}.log`,
+    metrics: `/tmp/ev/${impl}-${availableMs}.metrics.jsonl`,
+    reconciles: 2000,
+    requeueAfter: 1000,
+    errors: 0,
+    retries: 1000,
+    failedRequests: {},
+    slowRequests: 0,
+    longestStallMs: 1000,
+    maxDepth: 12,
+    maxRunningS: 0.2,
+  },
 });
 const repeat = (devctl: number, peer: number, floor: number): Repeat => ({
   floor: { writtenMs: floor / 2, availableMs: floor, usage, namespace: "f", curve: [[floor, 1000]] },
@@ -29,6 +49,7 @@ const repeat = (devctl: number, peer: number, floor: number): Repeat => ({
 });
 const ctx = {
   impls: ["devctl", "peer"],
+  evidenceDir: "/tmp/ev",
   opts: { repeats: 3, concurrency: 4, clientConcurrency: 16 },
 } as unknown as Context;
 
@@ -78,4 +99,50 @@ test("charts: a convergence curve per N with devctl, the peer and the floor, and
   // RSS from 60 to 64 MiB: the axis runs to 100 MiB in steps of 20 MiB
   expect(c[2]?.svg).toContain(">100 MiB</text>");
   expect(c[2]?.svg).toContain(">20 MiB</text>");
+});
+
+test("the goals: time at every N and beside the hog (<= 0.9x), requests and CPU per WebApp at the largest N (<= 1.0x)", () => {
+  const runs = new Map([
+    [100, [repeat(8, 10, 5), repeat(9, 10, 5), repeat(8, 10, 5)]],
+    [1000, [repeat(50, 40, 30), repeat(44, 40, 30), repeat(48, 40, 30)]],
+  ]);
+  const busy = {
+    n: 1000,
+    list: [repeat(88, 70, 1), repeat(60, 70, 1), repeat(70, 70, 1)].map((r) => ({ ops: r.ops })),
+  };
+  const goals = convergenceGoals(runs, busy);
+  expect(goals.map((g) => [g.name, g.ratio, g.verdict])).toEqual([
+    ["convergence of 100 WebApps → all Available", "0.80", "met"],
+    ["convergence of 1,000 WebApps → all Available", "1.20", "missed"],
+    ["the same for 1,000 beside a CPU hog (busy machine)", "1.00", "missed"],
+    ["API requests per WebApp while converging 1,000", "1.25", "missed"],
+    ["operator CPU ms per WebApp while converging 1,000", "1.00", "met"],
+  ]);
+  const s = convergenceReport(ctx, runs, [], true, busy);
+  expect(s.goals).toEqual(goals);
+  expect(s.verdict).toBe("missed");
+  expect(s.headline).toContain("N=1000 beside a CPU hog: 70 ms, 1.00× Go");
+  const busyTable = s.tables.find((t) => t.caption?.includes("CPU hog"));
+  expect(busyTable?.rows.map((r) => r.slice(0, 2))).toEqual([
+    ["devctl", "70 ms (60 ms–88 ms, n=3)"],
+    ["Go peer", "70 ms (70 ms–70 ms, n=3)"],
+  ]);
+});
+
+test("every run's evidence is listed with its log, and a run 1.3x slower than its others is named in the notes", () => {
+  const runs = new Map([[1000, [repeat(75_900, 43_300, 30), repeat(44_000, 41_800, 30), repeat(50_200, 40_200, 30)]]]);
+  const s = convergenceReport(ctx, runs, [], true);
+  const evidence = s.tables.find((t) => t.head.includes("log"));
+  expect(evidence?.rows.length).toBe(6);
+  expect(evidence?.rows[0]).toEqual([
+    "N=1000, repeat 1",
+    "devctl",
+    "2000 reconciles (1000 asked to look again later), 0 reconcile errors, 1000 queue retries, every answer 2xx, 0 requests slower than 1 s, longest stretch without a reconcile 1000 ms, max queue depth 12, longest single reconcile 0.2 s",
+    "`/tmp/ev/devctl-75900.log`",
+    "75.9 s",
+  ]);
+  expect(s.notes.some((n) => n.includes("wrote its whole output to a file in /tmp/ev"))).toBe(true);
+  expect(s.notes.filter((n) => n.startsWith("Outlier"))).toEqual([
+    "Outlier: N=1000, repeat 1, devctl took 75.9 s, more than 1.3× the median of the others (47.1 s); its log is /tmp/ev/devctl-75900.log.",
+  ]);
 });

@@ -16,9 +16,15 @@
  * repeat of the largest N, where devctl runs last and shares its cluster with the floor run before
  * it, which is kept as the shared fixture. With --profile, one extra untimed devctl run under
  * `bun --cpu-prof-md --heap-prof-md` comes first.
+ * Busy machine (--busy-n, default the largest N with the peer): before the quiet runs, `repeats` pairs
+ * of devctl and the Go peer alternating, each on a fresh cluster with one CPU hog (_hog.ts) started
+ * right before the first create and stopped after the last Available (bounded by the run's timeout +
+ * 30 s if the bench dies); no floor. Every operator run keeps its evidence (its log and /metrics every
+ * second, _evidence.ts) and a run 1.3x slower than its operator's others is warned about, naming it.
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Context, Section, Table } from "../_context.ts";
 import {
   applyFloor,
@@ -34,22 +40,57 @@ import {
   webappAvailable,
   webappObject,
 } from "../_kube.ts";
+import { describeEvidence, outliers, startRecorder } from "../_evidence.ts";
+import { type Hog, startHog } from "../_hog.ts";
 import { IMPL_LABEL, type OperatorImpl, requestsByMethod } from "../_operator.ts";
 import { hotFunctions, latestProfile } from "../_profile.ts";
 import { fmt, fmtMs } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
-import { type ConvergenceRun, convergenceReport, type FloorRun, type Repeat } from "./_convergence-report.ts";
+import {
+  type BusyRepeat,
+  type ConvergenceRun,
+  convergenceReport,
+  type FloorRun,
+  type Repeat,
+} from "./_convergence-report.ts";
 
 const timeoutFor = (n: number) => 120_000 + n * 300;
 const RSS_EVERY_MS = 250;
 
-async function operatorRun(ctx: Context, n: number, impl: OperatorImpl, profileDir?: string): Promise<ConvergenceRun> {
+/** How a run is named in its evidence files and whether a CPU hog runs beside it. */
+export interface RunSpec {
+  n: number;
+  impl: OperatorImpl;
+  /** e.g. "conv1000-r2": names the evidence files. */
+  label: string;
+  profileDir?: string;
+  /** Run one CPU hog beside the operator, bounded to this many seconds (see _hog.ts). */
+  hogSeconds?: number;
+}
+
+type Trackers = Record<"webapps" | "deployments" | "services", ReturnType<typeof createTracker>>;
+
+/** Resolves with the times at which all N WebApps were Available and all N Deployments and Services existed. */
+function untilConverged(t: Trackers, n: number, onAvailable: (k: number, now: number) => void) {
+  return Promise.all([
+    t.webapps.until(n, webappAvailable, timeoutFor(n), `${n} WebApps to be Available`, onAvailable),
+    t.deployments.until(n, () => true, timeoutFor(n), `${n} Deployments to exist`),
+    t.services.until(n, () => true, timeoutFor(n), `${n} Services to exist`),
+  ]);
+}
+
+async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun> {
+  const { n, impl } = spec;
   const namespace = await createNamespace(ctx.kube, `conv${n}`);
   ctx.leftovers.push(namespace);
   const img = image("v1");
-  const names = appNames(n);
-  const op = await ctx.operator(namespace, [], { impl, ...(profileDir ? { profileDir } : {}) });
-  const trackers = {
+  const logName = `${spec.label}-${impl}`;
+  const op = await ctx.operator(namespace, [], {
+    impl,
+    logName,
+    ...(spec.profileDir ? { profileDir: spec.profileDir } : {}),
+  });
+  const trackers: Trackers = {
     webapps: createTracker(ctx.kube, WEBAPP_RESOURCE, namespace),
     deployments: createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace),
     services: createTracker(ctx.kube, SERVICE_RESOURCE, namespace),
@@ -57,35 +98,44 @@ async function operatorRun(ctx: Context, n: number, impl: OperatorImpl, profileD
   const curve: [number, number][] = [];
   const rssCurve: [number, number][] = [];
   let sampler: ReturnType<typeof setInterval> | undefined;
+  let hog: Hog | undefined;
   try {
     await op.waitReady();
     await Promise.all(Object.values(trackers).map((t) => t.start()));
     await ctx.settle();
     const before = requestsByMethod(await op.scrape());
-    const meter = await ctx.meter({ operator: op.pid });
-    const t0 = performance.now();
+    let t0 = performance.now();
+    const files = {
+      log: join(ctx.evidenceDir, `${logName}.log`),
+      metrics: join(ctx.evidenceDir, `${logName}.metrics.jsonl`),
+    };
+    const recorder = await startRecorder(
+      () => op.scrape(),
+      files,
+      () => t0,
+    );
+    // The hog starts right before the WebApps are created and is bounded by the run's own timeout.
+    if (spec.hogSeconds) hog = startHog(spec.hogSeconds);
+    const meter = await ctx.meter({ operator: op.pid, ...(hog ? { "CPU hog": hog.pid } : {}) });
+    t0 = performance.now();
     const sample = () => {
       const rss = op.rssBytes();
       if (rss !== undefined) rssCurve.push([performance.now() - t0, rss]);
     };
     sample();
     sampler = setInterval(sample, RSS_EVERY_MS);
-    const all = Promise.all([
-      trackers.webapps.until(n, webappAvailable, timeoutFor(n), `${n} WebApps to be Available`, (k, now) =>
-        curve.push([now - t0, k]),
-      ),
-      trackers.deployments.until(n, () => true, timeoutFor(n), `${n} Deployments to exist`),
-      trackers.services.until(n, () => true, timeoutFor(n), `${n} Services to exist`),
-    ]);
-    await pool(names, ctx.opts.clientConcurrency, (name) =>
+    const all = untilConverged(trackers, n, (k, now) => curve.push([now - t0, k]));
+    await pool(appNames(n), ctx.opts.clientConcurrency, (name) =>
       ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
     );
     const createMs = performance.now() - t0;
     const [avail, deps, svcs] = await all;
     const usage = meter.read();
+    await hog?.stop();
     clearInterval(sampler);
     sample();
     const rss = op.rssBytes() ?? Number.NaN;
+    const evidence = await recorder.stop();
     const after = requestsByMethod(await op.scrape());
     const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
     return {
@@ -99,8 +149,10 @@ async function operatorRun(ctx: Context, n: number, impl: OperatorImpl, profileD
       rss,
       curve,
       rssCurve,
+      evidence,
     };
   } finally {
+    await hog?.stop();
     clearInterval(sampler);
     for (const t of Object.values(trackers)) t.stop();
     await op.stop();
@@ -146,7 +198,7 @@ async function profileRun(ctx: Context, n: number): Promise<Table[]> {
   ctx.log(
     `profiling: a convergence of ${n} with devctl from source under bun --cpu-prof-md --heap-prof-md (not timed)`,
   );
-  await operatorRun(ctx, n, "devctl", dir);
+  await operatorRun(ctx, { n, impl: "devctl", label: `profile${n}`, profileDir: dir });
   const file = latestProfile(dir, "CPU");
   if (!file) throw new Error(`the CPU profile was not written (looked in ${dir})`);
   const prof = hotFunctions(readFileSync(file, "utf8"), 15);
@@ -170,11 +222,56 @@ export function repeatOrder(
   return ["floor", ...(r % 2 === 1 ? impls : [...impls].reverse())];
 }
 
+/** A measured operator run, logged with its evidence. */
+async function measured(ctx: Context, spec: RunSpec): Promise<ConvergenceRun> {
+  const op = await operatorRun(ctx, spec);
+  ctx.log(
+    `  all ${spec.n} Available after ${fmtMs(op.availableMs)} (children written after ${fmtMs(op.childrenMs)}); CPU ${fmt(op.op.byProcess.operator, 2)} s`,
+  );
+  ctx.log(`  evidence: ${describeEvidence(op.evidence)}`);
+  return op;
+}
+
+/** One warning line per run slower than 1.3x the median of the others of its operator, naming its evidence. */
+function warnOutliers(ctx: Context, what: string, list: readonly BusyRepeat[]): void {
+  const flat = list.flatMap((rep, r) =>
+    Object.values(rep.ops).map((op) => ({
+      label: `${what}, repeat ${r + 1}, ${IMPL_LABEL[op.impl]}`,
+      ms: op.availableMs,
+      file: op.evidence.log,
+      group: op.impl,
+    })),
+  );
+  for (const o of outliers(flat))
+    ctx.log(
+      `  WARNING: ${o.label} took ${fmtMs(o.ms)}, more than 1.3x the others' median (${fmtMs(o.othersMedian)}): see ${o.file} and its .metrics.jsonl`,
+    );
+}
+
+/** Busy-machine pairs: devctl and the Go peer alternate, each on a fresh cluster beside one CPU hog; no floor. */
+async function busyRuns(ctx: Context, n: number, fresh: boolean[]): Promise<BusyRepeat[]> {
+  const list: BusyRepeat[] = [];
+  for (let r = 1; r <= ctx.opts.repeats; r++) {
+    const ops: BusyRepeat["ops"] = {};
+    for (const impl of r % 2 === 1 ? ctx.impls : [...ctx.impls].reverse()) {
+      fresh.push(await ctx.freshCluster());
+      ctx.log(`convergence N=${n} beside a CPU hog, repeat ${r}/${ctx.opts.repeats}: ${IMPL_LABEL[impl]}`);
+      ops[impl] = await measured(ctx, { n, impl, label: `busy${n}-r${r}`, hogSeconds: timeoutFor(n) / 1000 + 30 });
+    }
+    list.push({ ops });
+  }
+  warnOutliers(ctx, `N=${n} beside a CPU hog`, list);
+  return list;
+}
+
 export async function convergence(ctx: Context): Promise<Section> {
   const sizes = ctx.opts.sizes;
   const largest = Math.max(...sizes);
   const fresh: boolean[] = [];
   const profile = ctx.opts.profile ? await profileRun(ctx, largest) : [];
+  // Before the quiet runs: the last quiet run leaves the shared fixture, which a fresh cluster would drop.
+  const busyN = ctx.opts.busyN;
+  const busy = busyN > 0 ? { n: busyN, list: await busyRuns(ctx, busyN, fresh) } : undefined;
   const runs = new Map<number, Repeat[]>();
   for (const n of sizes) {
     const list: Repeat[] = [];
@@ -198,11 +295,7 @@ export async function convergence(ctx: Context): Promise<Section> {
           );
           continue;
         }
-        const op = await operatorRun(ctx, n, step);
-        rep.ops[step] = op;
-        ctx.log(
-          `  all ${n} Available after ${fmtMs(op.availableMs)} (children written after ${fmtMs(op.childrenMs)}); CPU ${fmt(op.op.byProcess.operator, 2)} s`,
-        );
+        rep.ops[step] = await measured(ctx, { n, impl: step, label: `conv${n}-r${r}` });
       }
       const floor = rep.floor as FloorRun;
       list.push({ floor, ops: rep.ops });
@@ -210,6 +303,7 @@ export async function convergence(ctx: Context): Promise<Section> {
       if (keepsFixture && devctl)
         ctx.fixture = { namespace: devctl.namespace, floorNamespace: floor.namespace, n, image: image("v1") };
     }
+    warnOutliers(ctx, `N=${n}`, list);
   }
-  return convergenceReport(ctx, runs, profile, fresh.every(Boolean));
+  return convergenceReport(ctx, runs, profile, fresh.every(Boolean), busy);
 }

@@ -14,6 +14,7 @@ import type { Context, Section } from "../_context.ts";
 import { ensureFixture } from "../_fixture.ts";
 import { createNamespace } from "../_kube.ts";
 import type { OperatorImpl } from "../_operator.ts";
+import { goal } from "../_goals.ts";
 import { fmt, fmtMiB, fmtMs, median, spread } from "../_stats.ts";
 import { freshRss, largePoint } from "./_large.ts";
 
@@ -49,8 +50,30 @@ export async function memory(ctx: Context): Promise<Section> {
   const how = big.fromScratch
     ? `the operator created their ${big.cached.deployments} Deployments and ${big.cached.services} Services itself, in ${fmtMs(big.workMs)}`
     : `the benchmark created them (${fmtMs(big.createMs)}) with the operator's own builders (desiredDeployment/desiredService, same field manager, owner references to the WebApps; the Services headless, because allocating a ClusterIP costs this API server O(number of Services), about ten minutes for 10,000), so the operator found its children in place; its first pass took ${fmtMs(big.workMs)}, with ${big.firstPass.posts} event POST(s) (each create or update of a child posts one: 0 means it changed none) and ${big.firstPass.patches} PATCHes (the WebApps' status)`;
+  const goals = [
+    goal({ name: "RSS idle (5 s after ready)", ratioAtMost: 1.5 }, median(idle), median(idleBy.peer), fmtMiB),
+    goal(
+      {
+        name: `RSS with ${fx.n.toLocaleString("en")} converged WebApps (fresh start, 5 s after its first pass)`,
+        ratioAtMost: 1.2,
+      },
+      median(mid),
+      median(midBy.peer),
+      fmtMiB,
+    ),
+    goal(
+      {
+        name: `RSS with ${big.cached.webapps.toLocaleString("en")} WebApps (fresh start, 5 s after its first pass)`,
+        ratioAtMost: 1,
+      },
+      big.fresh.rss,
+      big.peerFresh?.rss,
+      fmtMiB,
+    ),
+  ];
   return {
     id: "memory",
+    goals,
     title: "3. Memory",
     goal: "RSS ≤ 64 MiB idle, ≤ 150 MiB with 10,000 WebApps cached",
     verdict: big.cached.webapps < 10_000 ? "not measured" : idleOk && bigOk ? "met" : "missed",

@@ -109,7 +109,12 @@ export async function steady(ctx: Context): Promise<Section> {
       verdict: verdictOk ? "met" : "missed",
       headline: `${resyncWrites} writes, ${fmt(resyncRequests / (passes * fx.n), 3)} requests per WebApp over ${passes} resync pass(es) of ${fx.n}`,
       figures: [
-        { name: `restart over ${fx.n} converged WebApps: writes`, value: startup.writes, show: String },
+        {
+          name: `restart over ${fx.n} converged WebApps: writes`,
+          value: startup.writes,
+          show: String,
+          goal: { name: `restart over ${fx.n.toLocaleString("en")} converged WebApps: API writes`, valueAtMost: 0 },
+        },
         {
           name: "restart: requests per WebApp (LIST and WATCH included)",
           value: startup.requests / fx.n,
