@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatIssues, parseWebApp, parseWebAppSpec } from "./parse.ts";
+import { formatIssues, type Issue, parseWebApp, parseWebAppSpec } from "./parse.ts";
 
 const webapp = (spec: unknown, name = "my-service") => ({ metadata: { name, namespace: "default" }, spec });
 
@@ -133,5 +133,47 @@ describe("parseWebApp", () => {
   test("a WebApp without a namespace is rejected", () => {
     const out = parseWebApp({ metadata: { name: "a" }, spec: { image: "nginx", port: 80 } });
     expect(out).toEqual({ ok: false, issues: [{ path: "metadata.namespace", message: "is required" }] });
+  });
+});
+
+describe("parsing a cached (frozen) WebApp once", () => {
+  const frozen = (spec: Record<string, unknown>) =>
+    Object.freeze({
+      metadata: Object.freeze({ name: "a", namespace: "ns", uid: "u1", resourceVersion: "7" }),
+      spec: Object.freeze(spec),
+    });
+
+  test("a frozen WebApp gets the same frozen outcome on every call, from parseWebApp and parseWebAppSpec", () => {
+    const obj = frozen({ image: "nginx", port: 80 });
+    const first = parseWebApp(obj);
+    expect(parseWebApp(obj)).toBe(first);
+    expect(first.ok && first.webapp.spec).toEqual({ image: "nginx", replicas: 1, port: 80 });
+    expect(Object.isFrozen(first) && first.ok && Object.isFrozen(first.webapp.spec)).toBe(true);
+    const spec = parseWebAppSpec(obj);
+    expect(parseWebAppSpec(obj)).toBe(spec);
+    expect(spec.ok && first.ok && spec.spec === first.webapp.spec).toBe(true);
+  });
+
+  test("an invalid frozen WebApp's issues are remembered and cannot be changed by a caller", () => {
+    const obj = frozen({ image: "", port: 0 });
+    const out = parseWebApp(obj);
+    expect(parseWebApp(obj)).toBe(out);
+    expect(out.ok ? [] : out.issues.map((i) => i.path)).toEqual(["spec.image", "spec.port"]);
+    expect(() => !out.ok && (out.issues as Issue[]).push({ path: "x", message: "y" })).toThrow();
+  });
+
+  test("a WebApp that can still change (not frozen, or its spec or metadata not frozen) is parsed on every call", () => {
+    const spec = { image: "nginx", port: 80 };
+    const mutableSpec = Object.freeze({ metadata: Object.freeze({ name: "a", namespace: "ns" }), spec });
+    expect(parseWebApp(mutableSpec).ok).toBe(true);
+    spec.port = 0;
+    expect(parseWebApp(mutableSpec).ok).toBe(false);
+    const meta = { name: "a", namespace: "ns" };
+    const mutableMeta = Object.freeze({ metadata: meta, spec: Object.freeze({ image: "nginx", port: 80 }) });
+    expect(parseWebApp(mutableMeta).ok).toBe(true);
+    meta.name = "Not-A-Label";
+    expect(parseWebApp(mutableMeta).ok).toBe(false);
+    const plain = { metadata: { name: "a", namespace: "ns" }, spec: { image: "nginx", port: 80 } };
+    expect(parseWebApp(plain)).not.toBe(parseWebApp(plain));
   });
 });

@@ -24,6 +24,7 @@ import {
   type WebApp,
 } from "../api/webapp.ts";
 
+export const MANAGED_BY_LABEL = "managed-by";
 export const MANAGED_BY_VALUE = "webapp-operator";
 export const WEBAPP_CONTAINER_NAME = "app";
 export const SERVICE_PORT = 80;
@@ -34,7 +35,7 @@ export const serviceName = (webappName: string): string => `${webappName}${SERVI
 
 /** Labels on the owned objects and their pods; also the pod selector. */
 export function webAppLabels(webappName: string): Record<string, string> {
-  return { app: webappName, "managed-by": MANAGED_BY_VALUE };
+  return { app: webappName, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
 }
 
 /** "app=<name>,managed-by=webapp-operator", as a label selector string. */

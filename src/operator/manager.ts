@@ -1,8 +1,8 @@
 /**
  * Wires the WebApp operator as runnables of one runtime Manager (runtime/manager.ts owns the lifecycle): informers
- * for WebApps and the Deployments and Services we label as ours, the health/metrics servers and the event
- * recorder on every replica; the WebApp controller and the orphan collector (orphans.ts) only while leading. A second controller or a webhook is one
- * more `manager.add`.
+ * for WebApps and every Deployment and Service (webAppCaches), the health/metrics servers and the event
+ * recorder on every replica; the WebApp controller and the orphan collector (orphans.ts) only while leading.
+ * A second controller or a webhook is one more `manager.add`.
  * - preflight first: the WebApp API must be served and listable, else OperatorError (exit 1);
  * - a lost lease is exit code 1 (the process must restart: another replica may be reconciling already);
  * - on `signal` (SIGTERM/SIGINT): workers drain within `shutdownTimeoutMs`, the Lease is released so a standby
@@ -24,7 +24,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { Manager, type ManagerOutcome, type Runnable } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { startServer } from "../server/http.ts";
-import { MANAGED_BY_VALUE } from "./desired.ts";
+import { shapeChild, shapeWebApp } from "./cache-shape.ts";
 import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
@@ -134,34 +134,36 @@ function exitCode(outcome: ManagerOutcome, log: Logger): number {
   return 1;
 }
 
-interface WebAppCaches {
+/** What webAppCaches needs of the operator's options. */
+export type CacheOptions = Pick<OperatorOptions, "namespaces" | "logger" | "watchInactivityMs">;
+
+export interface WebAppCaches {
   webapps: Informer<KubeObject & WebAppObject>;
   deployments: Informer<KubeObject>;
   services: Informer<KubeObject>;
 }
 
-/** WebApps, and the Deployments and Services labelled as ours, in each watched namespace (or all). */
-function webAppCaches(client: KubeClient, opts: OperatorOptions, clock: Clock): WebAppCaches {
+/**
+ * WebApps, and every Deployment and Service, in each watched namespace (or all), shaped on ingest (cache-shape.ts):
+ * no label selector, so that once synced a cache miss means "no such object" and the reconciler need not GET
+ * before it creates; someone else's objects are cached as identity metadata only.
+ */
+export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Clock): WebAppCaches {
   const informerOpts = {
     clock,
     logger: opts.logger,
     ...(opts.watchInactivityMs ? { inactivityMs: opts.watchInactivityMs } : {}),
   };
-  const informers = <T extends KubeObject>(rt: ResourceType, labelSelector?: string): Informer<T> => {
+  const informers = <T extends KubeObject>(rt: ResourceType, transform: (o: KubeObject) => KubeObject) => {
     const each = (opts.namespaces.length ? opts.namespaces : [undefined]).map((namespace) =>
-      createInformer<T>(client, rt, {
-        ...informerOpts,
-        ...(namespace ? { namespace } : {}),
-        ...(labelSelector ? { labelSelector } : {}),
-      }),
+      createInformer<T>(client, rt, { ...informerOpts, ...(namespace ? { namespace } : {}), transform }),
     );
     return each.length === 1 ? (each[0] as Informer<T>) : mergeInformers(each);
   };
-  const ours = `managed-by=${MANAGED_BY_VALUE}`;
   return {
-    webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE),
-    deployments: informers<KubeObject>(DEPLOYMENT_RESOURCE, ours),
-    services: informers<KubeObject>(SERVICE_RESOURCE, ours),
+    webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE, shapeWebApp),
+    deployments: informers<KubeObject>(DEPLOYMENT_RESOURCE, shapeChild),
+    services: informers<KubeObject>(SERVICE_RESOURCE, shapeChild),
   };
 }
 

@@ -102,6 +102,19 @@ describe("which children are orphans", () => {
     const deleting = { ...child, metadata: { ...child.metadata, deletionTimestamp: "2026-12-01T00:00:00Z" } };
     expect(goneOwner(deleting, none)).toBeUndefined();
   });
+
+  test("a child of a gone WebApp without our managed-by label (someone else's, now cached too) is never one", () => {
+    const child = childOf("gone");
+    const labelled = (labels: Record<string, string> | undefined) => ({
+      ...child,
+      metadata: { ...child.metadata, labels },
+    });
+    const none = new Set<string>();
+    expect(goneOwner(labelled(undefined), none)).toBeUndefined();
+    expect(goneOwner(labelled({ app: "test-app" }), none)).toBeUndefined();
+    expect(goneOwner(labelled({ app: "test-app", "managed-by": "someone-else" }), none)).toBeUndefined();
+    expect(goneOwner(labelled({ "managed-by": "webapp-operator" }), none)?.uid).toBe("gone");
+  });
 });
 
 describe("the orphan collector", () => {
@@ -156,6 +169,15 @@ describe("the orphan collector", () => {
     early.unsynced();
     expect(await early.twoSweeps()).toEqual([[], []]);
     expect([...w.api.actions, ...early.api.actions]).toEqual([]);
+  });
+
+  test("leaves someone else's unlabelled objects in the caches alone, even when a gone WebApp controls them", async () => {
+    const w = world();
+    const foreign = childOf("gone");
+    w.child({ ...foreign, metadata: { ...foreign.metadata, labels: { app: "test-app" } } });
+    w.child({ ...childOf("other-gone"), metadata: { name: "unowned", namespace: "default", uid: "u-unowned" } });
+    expect(await w.twoSweeps()).toEqual([[], []]);
+    expect(w.api.actions).toEqual([]);
   });
 
   test("a child replaced meanwhile (the uid precondition fails with 409) is left alone, with no event", async () => {

@@ -4,9 +4,10 @@
  * the dependents (kubernetes/kubernetes#109748; measured by the chaos soak). This does what it would have.
  *
  * Properties:
- * - Narrow: a candidate is a Deployment or Service in our caches (labelled managed-by=webapp-operator),
- *   not being deleted, whose controller owner reference is a WebApp of our group whose uid no cached WebApp
- *   has. Nothing else is ever deleted.
+ * - Narrow: a candidate is a Deployment or Service labelled managed-by=webapp-operator (checked here: the caches
+ *   hold every Deployment and Service of the watched namespaces, someone else's too), not being deleted, whose
+ *   controller owner reference is a WebApp of our group whose uid no cached WebApp has. Nothing else is ever
+ *   deleted.
  * - Confirmed: a GET of the owner's name must answer 404 — names are unique in a namespace, so no object
  *   with that uid exists. A WebApp of that name with another uid is a re-creation: its reconciler adopts
  *   the child (adopt.ts), so the child is left to it.
@@ -25,6 +26,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { EventSource } from "../runtime/source.ts";
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from "./desired.ts";
 
 export const ORPHAN_SWEEP_MS = 15_000;
 export const ORPHAN_GRACE_MS = 30_000;
@@ -32,7 +34,8 @@ export const REASON_ORPHAN_DELETED = "OrphanDeleted";
 
 /** The WebApp controller reference of `child` when no live WebApp (by uid) has it, else undefined. */
 export function goneOwner(child: KubeObject, liveUids: ReadonlySet<string>): OwnerReference | undefined {
-  if (child.metadata.deletionTimestamp) return undefined;
+  if (child.metadata.deletionTimestamp || child.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE)
+    return undefined;
   const ref = child.metadata.ownerReferences?.find((r) => r.controller === true);
   if (!ref || ref.kind !== KIND || ref.apiVersion.split("/")[0] !== GROUP) return undefined;
   return liveUids.has(ref.uid) ? undefined : ref;

@@ -72,6 +72,8 @@ export interface StepContext {
   /** Server-side timeout of each WATCH, seconds. */
   timeoutSeconds: () => number;
   inactivityMs: number;
+  /** Applied to every object received (LIST items, watch events) after its apiVersion/kind are set. */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /** Watch ended cleanly within this many ms without any event: treated as a failure (client-go). */
@@ -112,7 +114,7 @@ async function listPage<T extends KubeObject>(
   const page = r.value;
   const rv = s.kind === "listing" ? s.rv : (page.metadata.resourceVersion ?? "");
   const buffer = s.kind === "listing" ? s.buffer : [];
-  for (const item of page.items) buffer.push(withTypeMeta(item, ctx.rt));
+  for (const item of page.items) buffer.push(ingest(item, ctx));
   if (page.metadata.continue) {
     return { next: { kind: "listing", rv, continueToken: page.metadata.continue, buffer }, outcome: { kind: "page" } };
   }
@@ -202,7 +204,7 @@ function received<T extends KubeObject>(
     case "MODIFIED":
     case "DELETED": {
       const type = ev.type === "DELETED" ? "delete" : "apply";
-      const event = { type, object: withTypeMeta(ev.object, ctx.rt) } as const;
+      const event = { type, object: ingest(ev.object, ctx) } as const;
       return { next: advanced(ev.object), outcome: { kind: "received" }, event };
     }
     case "BOOKMARK":
@@ -239,6 +241,12 @@ export function closeStream<T extends KubeObject>(s: WatchState<T>): WatchState<
 
 function selectors(ctx: StepContext) {
   return { namespace: ctx.namespace, labelSelector: ctx.labelSelector, fieldSelector: ctx.fieldSelector };
+}
+
+/** An object as received, typed and transformed, ready to deliver. */
+function ingest<T extends KubeObject>(obj: T, ctx: StepContext): T {
+  const typed = withTypeMeta(obj, ctx.rt);
+  return ctx.transform ? (ctx.transform(typed) as T) : typed;
 }
 
 /** LIST items come without apiVersion/kind; put them back so objects are self-describing. */

@@ -160,4 +160,49 @@ describe("informer", () => {
     ctl.abort();
     await done;
   });
+
+  test("a transform shapes every object before the store and the handlers see it: list pages, events, re-lists", async () => {
+    const clock = createFakeClock(0);
+    const kube = createFakeKube(() => clock.now());
+    const transformed: string[] = [];
+    const transform = (o: KubeObject): KubeObject => {
+      transformed.push(`${o.metadata.name}@${o.metadata.resourceVersion}`);
+      return { kind: o.kind, metadata: { ...o.metadata, labels: { shaped: "yes" } } };
+    };
+    const informer = createInformer<KubeObject>(kube, RT, { clock, logger: quiet, pageSize: 1, transform });
+    const seen: string[] = [];
+    informer.onEvent((e) => {
+      const old = e.type === "update" ? ` old:${e.old?.metadata.labels?.shaped}` : "";
+      seen.push(`${summary(e)} ${e.object.kind} ${e.object.metadata.labels?.shaped}${old}`);
+    });
+    const ctl = new AbortController();
+    const done = informer.start(ctl.signal);
+    const fat = (name: string, rv: string) => ({ ...obj(name, rv), spec: { big: "x".repeat(100) } });
+    kube.answerList({ metadata: { resourceVersion: "10", continue: "p2" }, items: [fat("a", "1")] });
+    kube.answerList(page([fat("b", "2")], "10"));
+    const s = new WatchScript();
+    kube.answerWatch(s);
+    s.push({ type: "ADDED", object: fat("c", "11") });
+    s.push({ type: "MODIFIED", object: fat("a", "12") });
+    s.push({ type: "DELETED", object: fat("b", "13") });
+    s.push({ type: "ERROR", object: { code: 410, reason: "Expired", message: "too old" } });
+    await clock.advance(800);
+    kube.answerList(page([fat("a", "12"), fat("d", "20")], "30"));
+    kube.answerWatch(new WatchScript());
+    await clock.settle();
+    expect(transformed).toEqual(["a@1", "b@2", "c@11", "a@12", "b@13", "a@12", "d@20"]);
+    expect(seen).toEqual([
+      "add a@1 Service yes",
+      "add b@2 Service yes",
+      "add c@11 Service yes",
+      "update a@12 Service yes old:yes",
+      "delete b@13 Service yes",
+      "add d@20 Service yes",
+      "delete c@11 Service yes",
+    ]);
+    for (const o of informer.list()) expect(o.spec).toBeUndefined();
+    expect(informer.get("ns/d")?.metadata.labels).toEqual({ shaped: "yes" });
+    ctl.abort();
+    await done;
+  });
 });

@@ -14,9 +14,12 @@
  * - Several namespaces: one informer per namespace, combined with `mergeInformers`; an informer without
  *   `namespace` watches all namespaces with one stream (needs cluster-wide list/watch permission).
  * - Readiness: `isStale()` and `lastEventAt` come from the watcher (see its doc).
+ * - Shaped on ingest: with `transform`, every object (LIST pages, initial and re-lists, and watch events, deletes
+ *   included) is transformed as it arrives, before it is stored and before any handler sees it (client-go
+ *   `SetTransform`): the store and the handlers only ever hold the transformed object.
  */
 import type { Clock } from "./clock.ts";
-import { createStore, type Delta, type IndexFn } from "./store.ts";
+import { createStore, type Delta, type FreezeMode, type IndexFn } from "./store.ts";
 import type { Logger } from "./logger.ts";
 import type { EventSource, SourceEvent } from "./source.ts";
 import { createWatcher, describeWatch, type WatcherEvent, type WatcherOptions } from "./watcher.ts";
@@ -40,15 +43,18 @@ export interface Informer<T extends KubeObject> extends EventSource<T> {
 }
 
 export interface InformerOptions
-  extends Pick<WatcherOptions, "pageSize" | "timeoutSeconds" | "inactivityMs" | "backoff" | "random" | "onOutcome"> {
+  extends Pick<
+    WatcherOptions,
+    "pageSize" | "timeoutSeconds" | "inactivityMs" | "backoff" | "random" | "onOutcome" | "transform"
+  > {
   clock: Clock;
   logger: Logger;
   /** Watch one namespace only (namespaced types). Default: all namespaces. */
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
-  /** Deep-freeze cached objects. Default true. */
-  freeze?: boolean;
+  /** How cached objects are frozen (store.ts). Default "shallow". */
+  freeze?: FreezeMode;
 }
 
 export function createInformer<T extends KubeObject>(
@@ -56,7 +62,7 @@ export function createInformer<T extends KubeObject>(
   rt: ResourceType,
   opts: InformerOptions,
 ): Informer<T> {
-  const store = createStore<T>({ freeze: opts.freeze });
+  const store = createStore<T>(opts.freeze ? { freeze: opts.freeze } : {});
   const watcher = createWatcher<T>(client, rt, opts);
   const description = describeWatch(rt, opts.namespace);
   const handlers = new Set<(e: SourceEvent<T>) => void>();

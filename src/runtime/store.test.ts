@@ -91,15 +91,36 @@ describe("store", () => {
     expect(s.get("ns/a")).toBeUndefined();
   });
 
-  test("stored objects are frozen, deep down", () => {
+  test("by default an object, its metadata, spec and status are frozen, and what lies deeper is not", () => {
     const s = createStore();
-    s.apply(obj("ns", "a", "1"));
+    s.apply({ ...obj("ns", "a", "1"), spec: { n: "1", list: [{ x: 1 }] }, status: { c: [] } });
     const got = s.get("ns/a")!;
+    const spec = got.spec as { n: string; list: { x: number }[] };
+    expect(Object.isFrozen(got) && Object.isFrozen(got.metadata) && Object.isFrozen(spec)).toBe(true);
+    expect(Object.isFrozen(got.status)).toBe(true);
     expect(() => {
       (got.metadata as { name: string }).name = "x";
     }).toThrow();
     expect(() => {
-      (got.spec as { n: string }).n = "x";
+      spec.n = "x";
     }).toThrow();
+    expect(Object.isFrozen(spec.list)).toBe(false);
+    expect(Object.isFrozen(spec.list[0])).toBe(false);
+  });
+
+  test("freeze deep freezes every nested value; freeze none leaves objects as they are", () => {
+    const deep = createStore({ freeze: "deep" });
+    deep.apply({ ...obj("ns", "a", "1"), spec: { list: [{ x: 1 }] } });
+    const spec = deep.get("ns/a")!.spec as { list: { x: number }[] };
+    expect(Object.isFrozen(spec.list) && Object.isFrozen(spec.list[0])).toBe(true);
+    const none = createStore({ freeze: "none" });
+    none.apply(obj("ns", "a", "1"));
+    expect(Object.isFrozen(none.get("ns/a"))).toBe(false);
+  });
+
+  test("a deleted object is handed out frozen too", () => {
+    const s = createStore();
+    s.apply(obj("ns", "a", "1"));
+    expect(Object.isFrozen(s.delete(obj("ns", "a", "2")).object.metadata)).toBe(true);
   });
 });

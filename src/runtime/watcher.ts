@@ -55,6 +55,11 @@ export interface WatcherOptions {
   backoff?: Backoff;
   /** Uniform in [0, 1). Default Math.random. */
   random?: () => number;
+  /**
+   * Applied to every object received, LIST pages (initial and re-lists) and watch events alike, as it arrives
+   * (so a LIST of many pages never holds the untransformed objects of more than one page). Default: none.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
   /** Told every step outcome (metrics, tests). */
   onOutcome?: (outcome: StepOutcome) => void;
 }
@@ -165,6 +170,7 @@ class ListWatcher<T extends KubeObject> implements Watcher<T> {
       pageSize: o.pageSize ?? WATCHER_DEFAULTS.pageSize,
       timeoutSeconds: () => Math.max(1, Math.floor(timeoutSeconds * (1 - 0.1 * this.#random()))),
       inactivityMs: o.inactivityMs ?? WATCHER_DEFAULTS.inactivityMs,
+      ...(o.transform ? { transform: o.transform } : {}),
     };
   }
 

@@ -3,7 +3,8 @@
  * kube-controller-manager frozen (SIGSTOP: its garbage collector sees nothing, as after an API-server
  * restart that hid a deletion from it), a WebApp is deleted; the operator deletes its Deployment and
  * Service itself (uid precondition, an OrphanDeleted event and a log line each), and leaves alone an
- * object labelled as ours that no WebApp controls and the children of a live WebApp.
+ * object labelled as ours that no WebApp controls, an unlabelled one the deleted WebApp controls (someone
+ * else's) and the children of a live WebApp.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { KubeObject } from "../../src/kube/types.ts";
@@ -47,8 +48,11 @@ describeWhen(LOCAL_CONTROL_PLANE)("children the garbage collector missed", () =>
   });
 
   test("are deleted by the operator, with a uid precondition, an event and a log line each; nothing else is touched", async () => {
-    for (const name of ["gone", "kept"])
-      await kube.create(WEBAPPS, webapp(name, ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
+    const [gone] = await Promise.all(
+      ["gone", "kept"].map((name) =>
+        kube.create(WEBAPPS, webapp(name, ns.name, { image: "nginx:1.25", replicas: 1, port: 80 })),
+      ),
+    );
     const impostor: KubeObject = {
       apiVersion: "v1",
       kind: "Service",
@@ -56,6 +60,27 @@ describeWhen(LOCAL_CONTROL_PLANE)("children the garbage collector missed", () =>
       spec: { selector: { app: "x" }, ports: [{ port: 80 }] },
     };
     const planted = await kube.create(SERVICES, impostor);
+    // Someone else's Service controlled by the WebApp that goes, without our label: the operator's caches hold
+    // every Service now (no label selector), so the collector must check the label itself.
+    const unlabelled = await kube.create<KubeObject>(SERVICES, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: {
+        name: "theirs-svc",
+        namespace: ns.name,
+        labels: { app: "theirs" },
+        ownerReferences: [
+          {
+            apiVersion: "apps.example.com/v1",
+            kind: "WebApp",
+            name: "gone",
+            uid: gone!.metadata.uid!,
+            controller: true,
+          },
+        ],
+      },
+      spec: { selector: { app: "theirs" }, ports: [{ port: 80 }] },
+    });
     const children = async (name: string) =>
       [
         await getOrUndefined(DEPLOYMENTS, `${name}-deployment`, ns.name),
@@ -90,9 +115,11 @@ describeWhen(LOCAL_CONTROL_PLANE)("children the garbage collector missed", () =>
       expect(events[0]?.message).toContain("its controller WebApp gone");
       expect(logEntries(op).filter((l) => l.msg.startsWith("deleted ") && l.msg.includes(child)).length).toBe(1);
     }
-    // Untouched: the live WebApp's children (same objects) and the labelled Service no WebApp controls.
+    // Untouched: the live WebApp's children (same objects), the labelled Service no WebApp controls and the
+    // unlabelled one the deleted WebApp controls.
     expect((await children("kept")).map((c) => c.metadata.uid)).toEqual(kept.map((c) => c.metadata.uid));
     expect((await getOrUndefined(SERVICES, "impostor-svc", ns.name))?.metadata.uid).toBe(planted.metadata.uid);
+    expect((await getOrUndefined(SERVICES, "theirs-svc", ns.name))?.metadata.uid).toBe(unlabelled.metadata.uid);
     expect(logEntries(op).filter((l) => l.msg.startsWith("deleted ")).length).toBe(2);
   }, 150_000);
 });

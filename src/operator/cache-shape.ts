@@ -1,0 +1,103 @@
+/**
+ * What the operator's caches keep of each object: the transforms on ingest (runtime/informer.ts `transform`,
+ * client-go `SetTransform`), applied to every LIST item and watch event before it is stored or handed to a handler.
+ *
+ * Properties:
+ * - Ours, kept whole but for two fields: a Deployment or Service is ours iff its controller owner reference is a
+ *   WebApp of our group (`isWebAppChild`). That is the test the controller's owns() mapping uses, so every object
+ *   that can enqueue a WebApp is whole. (Not "labelled managed-by *and* controlled": a child whose label someone
+ *   removed is still compared by the reconciler, which must see its spec to report and re-apply only the label.)
+ *   The reconciler (diff.ts needsApply: labels, annotations, ownerReferences, spec), the status computation
+ *   (status.ts, readiness/: spec.replicas, the pod template's image, generation, status) and the orphan collector
+ *   (labels, owner references, deletionTimestamp) read nothing else.
+ * - managedFields: of our children, each entry is kept as `manager`, `operation` and `subresource` only, in the
+ *   order received (ownership.ts patches an entry by its index); the `fieldsV1` sets, about 40% of a child's JSON,
+ *   are dropped. Equal entries are one shared frozen object (a few distinct ones exist across a whole cluster).
+ *   WebApps and someone else's objects keep none. The `kubectl.kubernetes.io/last-applied-configuration`
+ *   annotation (a second copy of a kubectl-applied object) is dropped from every object.
+ * - Someone else's objects (every Deployment and Service of a watched namespace is cached, so that a cache miss
+ *   means "no such object") keep identity metadata only: name, namespace, uid, resourceVersion, generation,
+ *   labels, ownerReferences, deletionTimestamp — enough to report a name conflict (status.ts
+ *   resourceExistsProblem), to recognise a previous incarnation's child (adopt.ts, which GETs it before writing)
+ *   and for the orphan collector to pass it by. No spec, status or annotations.
+ * - WebApps are kept whole but for managedFields and the last-applied annotation.
+ * - Pure: the input is not modified; the result shares the input's nested values (they are freshly parsed JSON).
+ */
+import { GROUP, KIND, type WebAppObject } from "../api/webapp.ts";
+import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import type { ManagerEntry } from "./ownership.ts";
+
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** The controller owner reference is a WebApp of our group (any uid: a previous incarnation's child too). */
+export function isWebAppChild(obj: Pick<KubeObject, "metadata">): boolean {
+  const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true);
+  return ref !== undefined && ref.kind === KIND && ref.apiVersion.split("/")[0] === GROUP;
+}
+
+/** A Deployment or Service as the cache keeps it: whole when ours, identity metadata only when not. */
+export function shapeChild(obj: KubeObject): KubeObject {
+  if (isWebAppChild(obj)) return { ...obj, metadata: withoutBulk(obj.metadata, managerEntries) };
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
+}
+
+/** A WebApp as the cache keeps it: without managedFields and the last-applied annotation. */
+export function shapeWebApp<T extends WebAppObject>(obj: T): T {
+  return { ...obj, metadata: withoutBulk(obj.metadata) };
+}
+
+/** Metadata without the last-applied annotation, managedFields as `fields` makes them (none by default). */
+function withoutBulk(meta: ObjectMeta, fields: (m: unknown[]) => unknown[] | undefined = () => undefined): ObjectMeta {
+  const out: ObjectMeta = {};
+  for (const key of Object.keys(meta) as (keyof ObjectMeta)[]) {
+    if (key === "managedFields") {
+      const kept = Array.isArray(meta.managedFields) ? fields(meta.managedFields) : undefined;
+      if (kept) out.managedFields = kept;
+      continue;
+    }
+    if (key === "annotations") {
+      const annotations = withoutLastApplied(meta.annotations);
+      if (annotations) out.annotations = annotations;
+      continue;
+    }
+    (out as Record<string, unknown>)[key] = meta[key];
+  }
+  return out;
+}
+
+function withoutLastApplied(a: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!a || !(LAST_APPLIED_ANNOTATION in a)) return a;
+  const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = a;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
+function identity(meta: ObjectMeta): ObjectMeta {
+  const { name, namespace, uid, resourceVersion, generation, labels, ownerReferences, deletionTimestamp } = meta;
+  const out: ObjectMeta = { name, namespace, uid, resourceVersion };
+  if (generation !== undefined) out.generation = generation;
+  if (labels) out.labels = labels;
+  if (ownerReferences) out.ownerReferences = ownerReferences;
+  if (deletionTimestamp) out.deletionTimestamp = deletionTimestamp;
+  return out;
+}
+
+/** One frozen object per distinct (manager, operation, subresource); bounded by the managers a cluster runs. */
+const internedEntries = new Map<string, ManagerEntry>();
+const MAX_INTERNED = 1_000;
+
+/** Each entry reduced to what ownership.ts reads, in order. */
+function managerEntries(entries: unknown[]): ManagerEntry[] {
+  return entries.map((e) => {
+    const { manager, operation, subresource } = (typeof e === "object" && e !== null ? e : {}) as ManagerEntry;
+    const key = `${manager}\u0000${operation}\u0000${subresource}`;
+    const known = internedEntries.get(key);
+    if (known) return known;
+    const entry: ManagerEntry = Object.freeze({
+      ...(typeof manager === "string" ? { manager } : {}),
+      ...(typeof operation === "string" ? { operation } : {}),
+      ...(typeof subresource === "string" ? { subresource } : {}),
+    });
+    if (internedEntries.size < MAX_INTERNED) internedEntries.set(key, entry);
+    return entry;
+  });
+}
