@@ -92,7 +92,8 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   const now = deps.clock.now();
   let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
   const notReady = live.Deployment && notReadyFor(status, now);
-  if (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS) {
+  // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
+  if (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS && !req.superseded()) {
     const failures = await podFailures(deps, parsed.webapp, signal);
     if (failures.length > 0)
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);

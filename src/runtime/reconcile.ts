@@ -16,8 +16,11 @@
  * - At most one reconcile runs per key at a time (the work queue guarantees it).
  * - `req.superseded()` is true once the key was queued again while this reconcile runs (a newer event,
  *   a resync): another reconcile of the key follows this one and reads newer state, so a write that only
- *   reports what this one observed (a status) may be left to it. False when nothing newer is queued, or
- *   when the caller cannot tell (`requestFor`): a write is never skipped unless a newer run is certain.
+ *   reports what this one observed (a status) may be left to it. Once true it stays true until the
+ *   reconcile returns (the queue hands the key out again only after that); a controller that stops
+ *   meanwhile leaves that pass to the next leader, which reconciles every key when it starts. False when
+ *   nothing newer is queued, or when the caller cannot tell (`requestFor`): a write is never skipped
+ *   unless a newer run is due.
  */
 
 export interface Request {
