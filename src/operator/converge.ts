@@ -59,7 +59,7 @@ export interface ConvergeContext {
   webapp: WebApp;
   /** The API server still has this WebApp (same uid, not being deleted); asked before an adoption. */
   ownerExists: () => Promise<boolean>;
-  /** Ask ownerExists before a create too (the reconciler says when: a re-creation soon after a creation). */
+  /** Ask ownerExists before a create too (the reconciler says when: a creation that may be a re-creation). */
   confirmOwner: boolean;
   signal: AbortSignal;
 }

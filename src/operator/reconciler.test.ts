@@ -274,7 +274,7 @@ describe("a new WebApp", () => {
     expect(w.events).toHaveLength(1);
   });
 
-  test("whose child is deleted once the cache has shown it gets it created again at once", async () => {
+  test("whose child is deleted once the cache has shown it gets it created again at once, the WebApp confirmed first", async () => {
     const w = world();
     w.stored(testApp());
     await w.reconcile();
@@ -283,14 +283,12 @@ describe("a new WebApp", () => {
     await w.reconcile(); // the cache has caught up: it is what counts from now on
     await w.api.client.delete(DEPLOYMENT_RESOURCE, "test-app-deployment", "default");
     w.childrenCached(); // its delete event
-    const before = w.writes().length;
+    const before = w.api.actions.length;
     await w.reconcile();
-    expect(
-      w
-        .writes()
-        .slice(before)
-        .filter((a) => a.path === DEP_PATH),
-    ).toHaveLength(1);
+    expect(w.api.actions.slice(before, before + 2).map((a) => `${a.method} ${a.path}`)).toEqual([
+      `GET ${APP_PATH}`, // reconciled before: is this a re-creation for a WebApp that is gone?
+      `PATCH ${DEP_PATH}`,
+    ]);
   });
 
   test("whose children the cache still does not show after WRITTEN_TTL_MS gets them applied again, asking the API server first", async () => {
@@ -651,6 +649,14 @@ describe("pods that cannot run", () => {
     expect(findCondition(status?.conditions, "Reconciling")?.status).toBe("True");
   });
 
+  test("are not read by a pass already superseded by a newer queued one (its status is not written)", async () => {
+    const w = stuck();
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, pod("test-app-a", pull));
+    expect(await w.reconcile(true)).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(podLists(w)).toEqual([]);
+    expect(w.statusWrites()).toEqual([]);
+  });
+
   test("of someone else (not controlled by one of our ReplicaSets) are not reported", async () => {
     const w = stuck();
     const foreign = pod("other", pull);
@@ -753,6 +759,14 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
       `GET ${APP_PATH}`,
       `GET ${APP_PATH}`,
     ]);
+  });
+
+  test("reconciled before (it has a status) gets no child created: the API server is asked first", async () => {
+    const w = world();
+    // Deleted: only the lagging cache remembers it, and the garbage collector removed its children.
+    w.webapps.set(KEY, withStatus(testApp(), liveDeployment(testApp()), liveService(testApp())));
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${APP_PATH}`]);
   });
 
   test("nor does one replaced by a new WebApp of the same name (another uid) get them created twice", async () => {

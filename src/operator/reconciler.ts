@@ -13,9 +13,11 @@
  * WebApps it created children for in the last CREATED_TTL_MS, for the owner check below.
  * The owner check: a cached WebApp may be gone from the API server (the cache lags). A first creation for it
  * is harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not:
- * collected children reconcile the stale WebApp again, which would create them again. So a creation for a
- * WebApp this process created children for within CREATED_TTL_MS first asks the API server (one GET); if the
- * WebApp is gone, nothing is created (ownerGone). An adoption always asks.
+ * collected children reconcile the stale WebApp again, which would create them again. So a creation that may
+ * be a re-creation first asks the API server (one GET), and creates nothing if the WebApp is gone (ownerGone):
+ * for a WebApp this process created children for within CREATED_TTL_MS, or one that has a status (it was
+ * reconciled before, so a missing child was deleted: by someone, or by the collector as the WebApp is gone).
+ * A new WebApp (no status, nothing created) creates without asking. An adoption always asks.
  * A status that is already stale is not written: when the request is superseded (its key was queued again
  * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
  */
@@ -82,7 +84,7 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   // Invalid: reported, no retry (a fix is an update event, which reconciles again).
   if (!parsed.ok) return reportInvalid(deps, req, webapp, parsed.issues, signal);
 
-  const observed = await convergeChildren(deps, memory, parsed.webapp, signal);
+  const observed = await convergeChildren(deps, memory, parsed.webapp, webapp.status !== undefined, signal);
   if (observed.kind === "ownerGone") {
     // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
@@ -119,6 +121,7 @@ async function convergeChildren(
   deps: ReconcilerDeps,
   memory: Memory,
   webapp: WebApp,
+  reconciledBefore: boolean,
   signal: AbortSignal,
 ): Promise<Observed> {
   const uid = webapp.metadata.uid;
@@ -127,7 +130,7 @@ async function convergeChildren(
     ...deps,
     webapp,
     ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
-    confirmOwner: uid === undefined || memory.created.get(uid) !== undefined,
+    confirmOwner: reconciledBefore || uid === undefined || memory.created.get(uid) !== undefined,
     signal,
   };
   const children = childrenOf(deps, webapp).map(([child, cache]) => {
