@@ -7,7 +7,7 @@
  *   else's stripped to metadata): no object there means none exists, and the child is created without a GET.
  * - Never adopts or writes someone else's object: a same-named object this WebApp does not control is
  *   reported (blocked), unless it is the child of a previous WebApp of the same name (adopt.ts). One that
- *   appeared after the cache looked makes the create conflict (no force); it is then read and decided on.
+ *   appeared after the cache looked makes the create fail (no force: a conflict); it is then read and decided on.
  * - Every field we set is ours by server-side apply (FIELD_MANAGER), so a field dropped from the intent is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
@@ -15,7 +15,7 @@
  *   all the children created in one pass (announceCreated).
  */
 import type { WebApp } from "../api/webapp.ts";
-import { isConflict, isForbidden, isNotFound } from "../kube/errors.ts";
+import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -91,7 +91,8 @@ async function converge(ctx: ConvergeContext, child: Child, found: KubeObject): 
 /**
  * Created by server-side apply, so every field is owned by our Apply entry and a field dropped from the
  * intent later is pruned; without force, so an object that appeared since the cache looked conflicts
- * instead of being taken over: it is then read and decided on as any existing object.
+ * instead of being taken over. A refused create (409, 422, 5xx; not 403) reads the name once: an object
+ * found there is decided on as any existing one (reported when it is someone else's), else the refusal is.
  * When ctx.confirmOwner, only for a WebApp the API server still has (see reconciler.ts).
  */
 async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
@@ -104,9 +105,10 @@ async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome>
       signal: ctx.signal,
     });
   } catch (e) {
-    if (!isConflict(e)) throw e;
-    const found = await getOrUndefined(ctx, child);
-    if (!found) throw e; // gone again: retried
+    // Refused (a conflict over fields someone else owns, an immutable selector): is there an object already?
+    if (ctx.signal.aborted || isForbidden(e)) throw e;
+    const found = await getOrUndefined(ctx, child).catch(() => undefined);
+    if (!found) throw e; // none (or unreadable): the refusal is the problem, retried
     return await converge(ctx, child, found);
   }
   ctx.logger.info(`created ${child.kind} ${namespace}/${name}`);

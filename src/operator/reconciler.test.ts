@@ -12,7 +12,7 @@ import type { KubeClient, KubeObject } from "../kube/types.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import type { EventRecorder, EventType } from "../runtime/events.ts";
 import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
-import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
+import { createFakeApiServer, type Action, type Failure } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
@@ -368,11 +368,14 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     spec: { replicas: 7 },
   });
 
-  /** The API server refusing an apply without force over it, as server-side apply does over fields another manager owns. */
-  const conflictOnCreate = (a: Action) =>
-    a.method === "PATCH" && a.path === DEP_PATH && a.query.force === undefined
-      ? { code: 409, message: 'Apply failed with 1 conflict: conflict with "kubectl-create": .spec.replicas' }
-      : undefined;
+  /** The API server refusing an apply without force over it: a conflict over fields another manager owns, or
+   * a change of its immutable selector. */
+  const refusals = [
+    { code: 409, message: 'Apply failed with 1 conflict: conflict with "kubectl-create": .spec.replicas' },
+    { code: 422, message: 'Deployment.apps "test-app-deployment" is invalid: spec.selector: field is immutable' },
+  ];
+  const refuseCreate = (refusal: Failure) => (a: Action) =>
+    a.method === "PATCH" && a.path === DEP_PATH && a.query.force === undefined ? refusal : undefined;
 
   test("is never written; the WebApp is Degraded ResourceExists with a Warning, and looked at again later", async () => {
     const w = world();
@@ -392,19 +395,29 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     ]);
   });
 
-  test("created after the cache looked: the create conflicts, the object is read and reported, never written", async () => {
-    const w = world();
-    w.api.put(DEPLOYMENT_RESOURCE, foreign()); // not in the cache yet
-    w.api.answer = conflictOnCreate;
-    w.stored(testApp());
-    expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
+  for (const refusal of refusals)
+    test(`created after the cache looked: the create is refused (${refusal.code}), the object read and reported, never written`, async () => {
+      const w = world();
+      w.api.put(DEPLOYMENT_RESOURCE, foreign()); // not in the cache yet
+      w.api.answer = refuseCreate(refusal);
+      w.stored(testApp());
+      expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
 
-    const onDeployment = w.api.actions.filter((a) => a.path === DEP_PATH).map((a) => `${a.method} ${a.contentType}`);
-    expect(onDeployment).toEqual([`PATCH ${APPLY}`, "GET undefined"]); // the refused apply, then the read
-    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toEqual({ replicas: 7 });
-    expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
-    expect(w.events.map((e) => e.reason)).toEqual(["Created", "ResourceExists"]); // the Service was created
-    expect(w.events[0]?.message).toBe("Service test-app-svc created (port 80 -> 80)");
+      const onDeployment = w.api.actions.filter((a) => a.path === DEP_PATH).map((a) => `${a.method} ${a.contentType}`);
+      expect(onDeployment).toEqual([`PATCH ${APPLY}`, "GET undefined"]); // the refused apply, then the read
+      expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toEqual({ replicas: 7 });
+      expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
+      expect(w.events.map((e) => e.reason)).toEqual(["Created", "ResourceExists"]); // the Service was created
+      expect(w.events[0]?.message).toBe("Service test-app-svc created (port 80 -> 80)");
+    });
+
+  test("a refused create with nothing under the name is reported as the refusal and retried", async () => {
+    const w = world();
+    w.api.answer = refuseCreate({ code: 422, message: "spec.template.spec.containers[0].image: Required value" });
+    w.stored(testApp());
+    const err = await w.reconcile().catch((e: unknown) => e);
+    expect((err as KubeError).reason).toBe("Invalid");
+    expect(degraded(w.statusWrites()[0])).toMatchObject({ status: "True", reason: "ApplyFailed" });
   });
 
   test("is never written either when it carries our labels and sits in the cache", async () => {
