@@ -6,8 +6,8 @@
  * - Decides from the cache, which once synced holds every Deployment and Service of the namespace (someone
  *   else's stripped to metadata): no object there means none exists, and the child is created without a GET.
  * - Never adopts or writes someone else's object: a same-named object this WebApp does not control is
- *   reported (blocked), unless it is the child of a previous WebApp of the same name (adopt.ts). One that
- *   appeared after the cache looked makes the create fail (no force: a conflict); it is then read and decided on.
+ *   reported (blocked), unless it is the child of a previous WebApp of the same name (adopt.ts). One the
+ *   cache does not show (yet) makes the create fail (create-only: a conflict); it is then read and decided on.
  * - Every field we set is ours by server-side apply (FIELD_MANAGER), so a field dropped from the intent is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
@@ -32,6 +32,14 @@ export const REASON = {
   scaled: "Scaled",
   adopted: "Adopted",
 } as const;
+
+/**
+ * The resourceVersion a create is sent with: 2^64 - 1, which the API server parses (an unsigned integer) but no
+ * object can have (etcd revisions are signed 64-bit integers). Ignored on create, it makes the apply fail with
+ * 409 Conflict ("the object has been modified") when an object of that name exists. Checked against a real
+ * API server: an identical object created by kubectl is refused with it and taken over without it.
+ */
+export const CREATE_ONLY_RESOURCE_VERSION = "18446744073709551615";
 
 export type Child = { kind: "Deployment" | "Service"; rt: ResourceType; desired: KubeObject };
 
@@ -90,9 +98,12 @@ async function converge(ctx: ConvergeContext, child: Child, found: KubeObject): 
 
 /**
  * Created by server-side apply, so every field is owned by our Apply entry and a field dropped from the
- * intent later is pruned; without force, so an object that appeared since the cache looked conflicts
- * instead of being taken over. A refused create (409, 422, 5xx; not 403) reads the name once: an object
- * found there is decided on as any existing one (reported when it is someone else's), else the refusal is.
+ * intent later is pruned. Create-only: the intent carries CREATE_ONLY_RESOURCE_VERSION, which the API server
+ * ignores when it creates and checks as a precondition against an existing object — which no object meets,
+ * so one that exists (appeared since the cache looked, or a cache that does not show it) fails with a 409
+ * Conflict and is never written, even where server-side apply would see no conflicting field (an identical
+ * object). A refused create (409, 422, 5xx; not 403) reads the name once: an object found there is decided
+ * on as any existing one (reported when it is someone else's), else the refusal is the problem.
  * When ctx.confirmOwner, only for a WebApp the API server still has (see reconciler.ts).
  */
 async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
@@ -100,7 +111,11 @@ async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome>
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   let created: KubeObject;
   try {
-    created = await ctx.client.apply<KubeObject>(child.rt, child.desired, {
+    const intent = {
+      ...child.desired,
+      metadata: { ...child.desired.metadata, resourceVersion: CREATE_ONLY_RESOURCE_VERSION },
+    };
+    created = await ctx.client.apply<KubeObject>(child.rt, intent, {
       fieldManager: FIELD_MANAGER,
       signal: ctx.signal,
     });

@@ -12,9 +12,10 @@ import type { KubeClient, KubeObject } from "../kube/types.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import type { EventRecorder, EventType } from "../runtime/events.ts";
 import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
-import { createFakeApiServer, type Action, type Failure } from "./_fake-apiserver.ts";
+import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
+import { CREATE_ONLY_RESOURCE_VERSION as CREATE_ONLY_RV } from "./converge.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
@@ -214,8 +215,10 @@ describe("a new WebApp", () => {
       expect(apply?.contentType).toBe(APPLY);
       expect(apply?.query).toEqual({ fieldManager: FIELD_MANAGER }); // no force: someone else's object is never taken over
     }
-    expect(dep?.body).toEqual(desiredDeployment(testApp() as WebApp));
-    expect(svc?.body).toEqual(desiredService(testApp() as WebApp));
+    // Create-only: a resourceVersion no object has, so an existing one fails the apply instead of being taken over.
+    const createOnly = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: CREATE_ONLY_RV } });
+    expect(dep?.body).toEqual(createOnly(desiredDeployment(testApp() as WebApp)));
+    expect(svc?.body).toEqual(createOnly(desiredService(testApp() as WebApp)));
 
     const [status] = w.statusWrites();
     expect(status?.contentType).toBe(MERGE);
@@ -368,14 +371,16 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     spec: { replicas: 7 },
   });
 
-  /** The API server refusing an apply without force over it: a conflict over fields another manager owns, or
-   * a change of its immutable selector. */
-  const refusals = [
-    { code: 409, message: 'Apply failed with 1 conflict: conflict with "kubectl-create": .spec.replicas' },
-    { code: 422, message: 'Deployment.apps "test-app-deployment" is invalid: spec.selector: field is immutable' },
-  ];
-  const refuseCreate = (refusal: Failure) => (a: Action) =>
-    a.method === "PATCH" && a.path === DEP_PATH && a.query.force === undefined ? refusal : undefined;
+  /** The API server refusing our create: a change of the immutable selector of an object already there. */
+  const immutableSelector = (a: Action) =>
+    a.method === "PATCH" && a.path === DEP_PATH && a.query.force === undefined
+      ? { code: 422, message: 'Deployment.apps "test-app-deployment" is invalid: spec.selector: field is immutable' }
+      : undefined;
+  /** Someone else's Deployment identical to ours but for the owner: server-side apply sees no conflicting field. */
+  const identical = (): KubeObject => {
+    const { ownerReferences: _none, ...metadata } = desiredDeployment(testApp() as WebApp).metadata;
+    return { ...desiredDeployment(testApp() as WebApp), metadata: { ...metadata, uid: "uid-theirs" } };
+  };
 
   test("is never written; the WebApp is Degraded ResourceExists with a Warning, and looked at again later", async () => {
     const w = world();
@@ -395,17 +400,20 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     ]);
   });
 
-  for (const refusal of refusals)
-    test(`created after the cache looked: the create is refused (${refusal.code}), the object read and reported, never written`, async () => {
+  for (const [what, theirs, answer] of [
+    ["identical to ours: the create-only apply conflicts", identical, undefined],
+    ["with another selector: the create is refused (422)", foreign, immutableSelector],
+  ] as const)
+    test(`not in the cache yet, ${what}; it is read and reported, never written`, async () => {
       const w = world();
-      w.api.put(DEPLOYMENT_RESOURCE, foreign()); // not in the cache yet
-      w.api.answer = refuseCreate(refusal);
+      const before = w.api.put(DEPLOYMENT_RESOURCE, theirs()); // not in the cache yet
+      w.api.answer = answer;
       w.stored(testApp());
       expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
 
       const onDeployment = w.api.actions.filter((a) => a.path === DEP_PATH).map((a) => `${a.method} ${a.contentType}`);
       expect(onDeployment).toEqual([`PATCH ${APPLY}`, "GET undefined"]); // the refused apply, then the read
-      expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toEqual({ replicas: 7 });
+      expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")).toEqual(before);
       expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
       expect(w.events.map((e) => e.reason)).toEqual(["Created", "ResourceExists"]); // the Service was created
       expect(w.events[0]?.message).toBe("Service test-app-svc created (port 80 -> 80)");
@@ -413,7 +421,10 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
 
   test("a refused create with nothing under the name is reported as the refusal and retried", async () => {
     const w = world();
-    w.api.answer = refuseCreate({ code: 422, message: "spec.template.spec.containers[0].image: Required value" });
+    w.api.answer = (a) =>
+      a.method === "PATCH" && a.path === DEP_PATH
+        ? { code: 422, message: "spec.template.spec.containers[0].image: Required value" }
+        : undefined;
     w.stored(testApp());
     const err = await w.reconcile().catch((e: unknown) => e);
     expect((err as KubeError).reason).toBe("Invalid");
@@ -481,10 +492,6 @@ describe("children left by a previous WebApp of the same name (deleted and creat
   test("not in the cache yet (the create conflicts) but found by the GET that follows: adopted the same way", async () => {
     const w = world();
     w.api.put(DEPLOYMENT_RESOURCE, leftOver());
-    w.api.answer = (a) =>
-      a.method === "PATCH" && a.path === DEP_PATH && a.contentType === APPLY && a.query.force === undefined
-        ? { code: 409, message: 'Apply failed with 1 conflict: conflict with "kube-controller-manager"' }
-        : undefined;
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
