@@ -120,7 +120,7 @@ async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome>
       signal: ctx.signal,
     });
   } catch (e) {
-    // Refused (a conflict over fields someone else owns, an immutable selector): is there an object already?
+    // Refused (the create-only precondition, a conflicting owner, an immutable selector): is an object there?
     if (ctx.signal.aborted || isForbidden(e)) throw e;
     const found = await getOrUndefined(ctx, child).catch(() => undefined);
     if (!found) throw e; // none (or unreadable): the refusal is the problem, retried
