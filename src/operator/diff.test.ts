@@ -55,13 +55,24 @@ function liveService(over: (s: Record<string, any>) => void = () => {}): KubeObj
 
 describe("needsApply", () => {
   test("server defaults and labels others added cause no diff", () => {
-    expect(needsApply(desiredDeployment(testApp()), liveDeployment())).toEqual({ changed: false, fields: [] });
-    expect(needsApply(desiredService(testApp()), liveService())).toEqual({ changed: false, fields: [] });
+    const unchanged = { changed: false, fields: [], reshaped: false };
+    expect(needsApply(desiredDeployment(testApp()), liveDeployment())).toEqual(unchanged);
+    expect(needsApply(desiredService(testApp()), liveService())).toEqual(unchanged);
   });
 
   test("a live Deployment scaled down by hand is reported as a spec.replicas diff", () => {
     const live = liveDeployment((d) => (d.spec.replicas = 0));
-    expect(needsApply(desiredDeployment(testApp()), live)).toEqual({ changed: true, fields: ["spec.replicas"] });
+    const scaled = { changed: true, fields: ["spec.replicas"], reshaped: false };
+    expect(needsApply(desiredDeployment(testApp()), live)).toEqual(scaled);
+  });
+
+  test("a value changed in place is not a reshape; a port or container live does not have is one", () => {
+    const live = liveDeployment();
+    expect(needsApply(desiredDeployment(testApp({ image: "nginx:1.26" })), live).reshaped).toBe(false);
+    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).reshaped).toBe(false);
+    expect(needsApply(desiredDeployment(testApp({ port: 8080 })), live).reshaped).toBe(true);
+    const renamed = liveDeployment((d) => (d.spec.template.spec.containers[0].name = "web"));
+    expect(needsApply(desiredDeployment(testApp()), renamed).reshaped).toBe(true);
   });
 
   test("a new image and a new port are reported at their leaves, containers and ports named", () => {

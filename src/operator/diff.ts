@@ -13,6 +13,9 @@
  * - Scalars are compared exactly (8080 differs from "8080").
  * - `fields` names every difference at its leaf, e.g. "spec.replicas",
  *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort"; changed iff non-empty.
+ * - `reshaped` is true when a difference is a field or list item the live object does not have at all (a new
+ *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
+ *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
  */
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 
@@ -21,6 +24,8 @@ export interface ApplyCheck {
   changed: boolean;
   /** The differing owned fields, in the intent's field order. */
   fields: string[];
+  /** Some difference is a field or list item live lacks altogether (not a value changed in place). */
+  reshaped: boolean;
 }
 
 const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
@@ -29,7 +34,7 @@ const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
 
 export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
-  const fields: string[] = [];
+  const fields: Diffs = Object.assign([], { reshaped: false });
   for (const key of OWNED_METADATA) {
     const want = desired.metadata[key];
     if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, fields);
@@ -37,8 +42,11 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
   for (const [key, want] of Object.entries(desired)) {
     if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), fields);
   }
-  return { changed: fields.length > 0, fields };
+  return { changed: fields.length > 0, fields: [...fields], reshaped: fields.reshaped };
 }
+
+/** The differing paths, and whether one of them is absent from live. */
+type Diffs = string[] & { reshaped: boolean };
 
 /** The owner reference with controller=true, if any. */
 export function controllerOf(obj: KubeObject): OwnerReference | undefined {
@@ -51,7 +59,12 @@ export function isControlledBy(obj: KubeObject, webapp: { metadata: { uid?: stri
   return uid !== undefined && controllerOf(obj)?.uid === uid;
 }
 
-function compare(want: unknown, have: unknown, path: string, out: string[]): void {
+function compare(want: unknown, have: unknown, path: string, out: Diffs): void {
+  if (have === undefined) {
+    out.push(path);
+    out.reshaped = true;
+    return;
+  }
   if (Array.isArray(want)) {
     if (!Array.isArray(have)) out.push(path);
     else if (want.every(isRecord)) compareKeyedList(want, have, path, out);
@@ -71,7 +84,7 @@ function compare(want: unknown, have: unknown, path: string, out: string[]): voi
   if (!scalarEqual(want, have)) out.push(path);
 }
 
-function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: string[]): void {
+function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: Diffs): void {
   want.forEach((item, index) => {
     const key = LIST_KEYS.find((k) => item[k] !== undefined);
     const match = key === undefined ? have[index] : have.find((h) => isRecord(h) && h[key] === item[key]);
