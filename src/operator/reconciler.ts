@@ -84,7 +84,8 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   // Invalid: reported, no retry (a fix is an update event, which reconciles again).
   if (!parsed.ok) return reportInvalid(deps, req, webapp, parsed.issues, signal);
 
-  const observed = await convergeChildren(deps, memory, parsed.webapp, webapp.status !== undefined, signal);
+  const reconciledBefore = (webapp.status?.conditions?.length ?? 0) > 0; // every status we write has conditions
+  const observed = await convergeChildren(deps, memory, parsed.webapp, reconciledBefore, signal);
   if (observed.kind === "ownerGone") {
     // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
