@@ -8,7 +8,9 @@
  *   lists the objects stored under it whose labels match its `k=v` terms.
  * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object (uid, resourceVersion,
  *   generation 1) or merges the intent into the stored one (generation bumped when spec changes); a
- *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing).
+ *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing);
+ *   a metadata.resourceVersion is one on an existing object (409 when it differs) and ignored on a create,
+ *   as the API server does.
  *   Field ownership is not modelled: tests assert the `force` query themselves.
  * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only);
  *   JSON patch (RFC 6902) `test` and `replace` (a failed test is a 422);
@@ -112,6 +114,11 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
             `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur?.metadata.uid ?? ""}`,
           );
         }
+        if (cur && meta.resourceVersion !== undefined && meta.resourceVersion !== cur.metadata.resourceVersion)
+          throw new Answer(
+            409,
+            `Operation cannot be fulfilled on "${nameOf(key)}": the object has been modified; please apply your changes to the latest version and try again`,
+          );
         const { status: _ignored, ...intent } = body;
         if (!cur)
           return store(key, {

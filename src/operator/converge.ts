@@ -3,11 +3,16 @@
  * what that came to as a ChildOutcome value.
  *
  * Properties:
+ * - Decides from the cache, which once synced holds every Deployment and Service of the namespace (someone
+ *   else's stripped to metadata): no object there means none exists, and the child is created without a GET.
  * - Never adopts or writes someone else's object: a same-named object this WebApp does not control is
- *   reported (blocked), unless it is the child of a previous WebApp of the same name (adopt.ts).
+ *   reported (blocked), unless it is the child of a previous WebApp of the same name (adopt.ts). One the
+ *   cache does not show (yet) makes the create fail (create-only: a conflict); it is then read and decided on.
  * - Every field we set is ours by server-side apply (FIELD_MANAGER), so a field dropped from the intent is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
+ * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
+ *   all the children created in one pass (announceCreated).
  */
 import type { WebApp } from "../api/webapp.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
@@ -28,12 +33,25 @@ export const REASON = {
   adopted: "Adopted",
 } as const;
 
+/**
+ * The resourceVersion a create is sent with: 2^64 - 1, which the API server parses (an unsigned integer) but no
+ * object can have (etcd revisions are signed 64-bit integers). Ignored on create, it makes the apply fail with
+ * 409 Conflict ("the object has been modified") when an object of that name exists. Checked against a real
+ * API server: an identical object created by kubectl is refused with it and taken over without it.
+ */
+export const CREATE_ONLY_RESOURCE_VERSION = "18446744073709551615";
+
 export type Child = { kind: "Deployment" | "Service"; rt: ResourceType; desired: KubeObject };
+
+/** What was written to converge a child, if anything. */
+export type Wrote = "created" | "updated" | "adopted";
+
+type Converged = Extract<ChildOutcome, { kind: "converged" }>;
 
 /** What converging one child came to; the reconciler decides on it in one switch. */
 export type ChildOutcome =
   /** The child is ours and carries the intent; `live` is the object as the API server last returned it. */
-  | { kind: "converged"; live: KubeObject }
+  | { kind: "converged"; live: KubeObject; wrote?: Wrote }
   /** Someone else's object has the child's name; nothing was written. */
   | { kind: "blocked"; problem: Problem }
   /** A read or write failed (forbidden, rejected, API error): reported, then retried with backoff. */
@@ -47,8 +65,10 @@ export interface ConvergeContext {
   recorder: EventRecorder;
   logger: Logger;
   webapp: WebApp;
-  /** The API server still has this WebApp (same uid, not being deleted); asked only before a create or an adoption. */
+  /** The API server still has this WebApp (same uid, not being deleted); asked before an adoption. */
   ownerExists: () => Promise<boolean>;
+  /** Ask ownerExists before a create too (the reconciler says when: a creation that may be a re-creation). */
+  confirmOwner: boolean;
   signal: AbortSignal;
 }
 
@@ -58,18 +78,63 @@ export async function convergeChild(
   cached: KubeObject | undefined,
 ): Promise<ChildOutcome> {
   try {
-    // Our cache holds only objects labelled as ours: look before creating, so that someone else's
-    // object of that name is reported, never adopted.
-    const found = cached ?? (await getOrUndefined(ctx, child));
-    if (!found) return await create(ctx, child);
-    const owned = isControlledBy(found, ctx.webapp)
-      ? ({ kind: "converged", live: found } as const)
-      : await adoptOrBlock(ctx, child, found);
-    return owned.kind === "converged" ? await update(ctx, child, owned.live) : owned;
+    if (!cached) return await create(ctx, child);
+    return await converge(ctx, child, cached);
   } catch (e) {
     if (ctx.signal.aborted) throw e;
     return { kind: "failed", problem: failedProblem(child, e), error: e };
   }
+}
+
+/** An existing object of the child's name: updated if it is ours (or adopted), else blocked. */
+async function converge(ctx: ConvergeContext, child: Child, found: KubeObject): Promise<ChildOutcome> {
+  const owned = isControlledBy(found, ctx.webapp)
+    ? ({ kind: "converged", live: found } as const)
+    : await adoptOrBlock(ctx, child, found);
+  if (owned.kind !== "converged") return owned;
+  const updated = await update(ctx, child, owned.live);
+  return updated.wrote ? updated : owned;
+}
+
+/**
+ * Created by server-side apply, so every field is owned by our Apply entry and a field dropped from the
+ * intent later is pruned. Create-only: the intent carries CREATE_ONLY_RESOURCE_VERSION, which the API server
+ * ignores when it creates and checks as a precondition against an existing object — which no object meets,
+ * so one that exists (appeared since the cache looked, or a cache that does not show it) fails with a 409
+ * Conflict and is never written, even where server-side apply would see no conflicting field (an identical
+ * object). A refused create (409, 422, 5xx; not 403) reads the name once: an object found there is decided
+ * on as any existing one (reported when it is someone else's), else the refusal is the problem.
+ * When ctx.confirmOwner, only for a WebApp the API server still has (see reconciler.ts).
+ */
+async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
+  if (ctx.confirmOwner && !(await ctx.ownerExists())) return { kind: "ownerGone" };
+  const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
+  let created: KubeObject;
+  try {
+    const intent = {
+      ...child.desired,
+      metadata: { ...child.desired.metadata, resourceVersion: CREATE_ONLY_RESOURCE_VERSION },
+    };
+    created = await ctx.client.apply<KubeObject>(child.rt, intent, {
+      fieldManager: FIELD_MANAGER,
+      signal: ctx.signal,
+    });
+  } catch (e) {
+    // Refused (the create-only precondition, a conflicting owner, an immutable selector): is an object there?
+    if (ctx.signal.aborted || isForbidden(e)) throw e;
+    const found = await getOrUndefined(ctx, child).catch(() => undefined);
+    if (!found) throw e; // none (or unreadable): the refusal is the problem, retried
+    return await converge(ctx, child, found);
+  }
+  ctx.logger.info(`created ${child.kind} ${namespace}/${name}`);
+  return { kind: "converged", live: created, wrote: "created" };
+}
+
+/** One Normal event for the children created in one pass: "Deployment x created ...; Service y created ...". */
+export function announceCreated(ctx: Pick<ConvergeContext, "recorder" | "webapp">, created: readonly Child[]): void {
+  if (created.length === 0) return;
+  const message = created.map((c) => `${c.kind} ${c.desired.metadata.name} created${describeSpec(ctx.webapp, c)}`);
+  ctx.recorder.event(ctx.webapp, "Normal", REASON.created, message.join("; "));
 }
 
 async function getOrUndefined(ctx: ConvergeContext, child: Child): Promise<KubeObject | undefined> {
@@ -80,31 +145,6 @@ async function getOrUndefined(ctx: ConvergeContext, child: Child): Promise<KubeO
     if (isNotFound(e)) return undefined;
     throw e;
   }
-}
-
-/**
- * Created only for a WebApp the API server still has: the cache may lag (a re-list after a 410 or an
- * outage), and children of a WebApp deleted meanwhile would be collected, whose delete events would
- * reconcile the stale WebApp again — a create/delete loop until the cache catches up.
- * By server-side apply, so every field is owned by our Apply entry and a field dropped from the intent
- * later is pruned; without force, so an object that appeared since the GET conflicts instead of being
- * taken over, and the retry reports it.
- */
-async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
-  if (!(await ctx.ownerExists())) return { kind: "ownerGone" };
-  const { name, namespace } = child.desired.metadata;
-  const created = await ctx.client.apply<KubeObject>(child.rt, child.desired, {
-    fieldManager: FIELD_MANAGER,
-    signal: ctx.signal,
-  });
-  ctx.logger.info(`created ${child.kind} ${namespace}/${name}`);
-  ctx.recorder.event(
-    ctx.webapp,
-    "Normal",
-    REASON.created,
-    `${child.kind} ${name} created${describeSpec(ctx.webapp, child)}`,
-  );
-  return { kind: "converged", live: created };
 }
 
 /**
@@ -129,7 +169,7 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
   const why = `from a deleted WebApp of the same name (uid ${previous.uid})`;
   ctx.logger.info(`adopted ${child.kind} ${namespace}/${name} ${why}`);
   ctx.recorder.event(webapp, "Normal", REASON.adopted, `${child.kind} ${name} adopted ${why}`);
-  return { kind: "converged", live: adopted };
+  return { kind: "converged", live: adopted, wrote: "adopted" };
 }
 
 /**
@@ -137,7 +177,7 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  * precondition: an object replaced since we looked fails (a Conflict and a retry) instead of being
  * overwritten. (resourceVersion would also fail on every status update of the child.)
  */
-async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<ChildOutcome> {
+async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);
   if (!check.changed) return { kind: "converged", live };
   const { name, namespace } = child.desired.metadata;
@@ -155,7 +195,7 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
     const message = `${child.kind} ${name} updated (${check.fields.join(", ")})`;
     ctx.recorder.event(ctx.webapp, "Normal", REASON.updated, message);
   }
-  return { kind: "converged", live: applied };
+  return { kind: "converged", live: applied, wrote: "updated" };
 }
 
 function failedProblem(child: Child, e: unknown): Problem {

@@ -8,13 +8,15 @@ import {
 } from "../api/webapp.ts";
 import { findCondition } from "../api/conditions.ts";
 import { KubeError } from "../kube/errors.ts";
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeClient, KubeObject } from "../kube/types.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import type { EventRecorder, EventType } from "../runtime/events.ts";
 import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
+import { CREATE_ONLY_RESOURCE_VERSION as CREATE_ONLY_RV } from "./converge.ts";
+import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
 
@@ -38,7 +40,7 @@ interface RecordedEvent {
  * The reconciler over an in-memory API server (real REST client), caches that are plain Maps (what
  * the informers would hold), a fake clock, a recording event recorder and a silent logger.
  */
-function world() {
+function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
   const api = createFakeApiServer();
   const clock = createFakeClock(START);
   const webapps = new Map<string, WebAppObject>();
@@ -52,7 +54,7 @@ function world() {
   };
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
   const reconciler = createWebAppReconciler({
-    client: api.client,
+    client: opts.wrap ? opts.wrap(api.client) : api.client,
     webapps,
     deployments,
     services,
@@ -65,6 +67,8 @@ function world() {
     api,
     clock,
     webapps,
+    deployments,
+    services,
     events,
     /** A WebApp the API server has and the cache holds. */
     stored(app: WebAppObject): WebAppObject {
@@ -83,7 +87,23 @@ function world() {
       const live = api.object(WEBAPP_RESOURCE, "default", "test-app");
       if (live) webapps.set(KEY, live as WebAppObject);
     },
-    reconcile: (): Promise<Outcome> => reconciler(requestFor(KEY), new AbortController().signal),
+    /** One pass; `superseded` says whether the key was queued again meanwhile (the controller knows). */
+    reconcile: (superseded = false): Promise<Outcome> =>
+      reconciler(
+        requestFor(KEY, () => superseded),
+        new AbortController().signal,
+      ),
+    /** The informers catching up with the API server for both children. */
+    childrenCached(): void {
+      for (const [rt, cache, name] of [
+        [DEPLOYMENT_RESOURCE, deployments, "test-app-deployment"],
+        [SERVICE_RESOURCE, services, "test-app-svc"],
+      ] as const) {
+        const live = api.object(rt, "default", name);
+        if (live) cache.set(`default/${name}`, live);
+        else cache.delete(`default/${name}`);
+      }
+    },
     writes: (): Action[] => api.actions.filter((a) => a.method !== "GET"),
     statusWrites: (): Action[] => api.actions.filter((a) => a.path === `${APP_PATH}/status`),
   };
@@ -181,27 +201,26 @@ const degraded = (a: Action | undefined) =>
   findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
 
 describe("a new WebApp", () => {
-  test("gets each missing child looked up, then created by server-side apply without force, then its status written once", async () => {
+  test("gets both children created at once by server-side apply without force, no read first, then its status written once", async () => {
     const w = world();
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
 
-    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([
-      `GET ${DEP_PATH}`,
-      `GET ${APP_PATH}`, // the API server still has this WebApp (the cache may lag): checked once
-      `PATCH ${DEP_PATH}`,
-      `GET ${SVC_PATH}`,
-      `PATCH ${SVC_PATH}`,
-      `PATCH ${APP_PATH}/status`,
-    ]);
-    const [dep, svc, status] = w.writes();
+    const [first, second, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
+    expect([first, second].sort()).toEqual([`PATCH ${DEP_PATH}`, `PATCH ${SVC_PATH}`].sort());
+    expect(rest).toEqual([`PATCH ${APP_PATH}/status`]); // no GET: the synced cache says they do not exist
+    const dep = w.writes().find((a) => a.path === DEP_PATH);
+    const svc = w.writes().find((a) => a.path === SVC_PATH);
     for (const apply of [dep, svc]) {
       expect(apply?.contentType).toBe(APPLY);
       expect(apply?.query).toEqual({ fieldManager: FIELD_MANAGER }); // no force: someone else's object is never taken over
     }
-    expect(dep?.body).toEqual(desiredDeployment(testApp() as WebApp));
-    expect(svc?.body).toEqual(desiredService(testApp() as WebApp));
+    // Create-only: a resourceVersion no object has, so an existing one fails the apply instead of being taken over.
+    const createOnly = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: CREATE_ONLY_RV } });
+    expect(dep?.body).toEqual(createOnly(desiredDeployment(testApp() as WebApp)));
+    expect(svc?.body).toEqual(createOnly(desiredService(testApp() as WebApp)));
 
+    const [status] = w.statusWrites();
     expect(status?.contentType).toBe(MERGE);
     expect(status?.query).toEqual({ fieldManager: FIELD_MANAGER });
     expect(status?.body).toMatchObject({
@@ -210,7 +229,29 @@ describe("a new WebApp", () => {
     expect(degraded(status)?.status).toBe("False");
   });
 
-  test("is announced by one Normal Created event per child", async () => {
+  test("costs two round trips in series: the Service apply is sent before the Deployment apply is answered", async () => {
+    const pending: Array<() => void> = [];
+    const inFlight: string[] = [];
+    const w = world({
+      wrap: (client) => ({
+        ...client,
+        apply: async (rt, obj, o) => {
+          inFlight.push(obj.kind ?? "");
+          await new Promise<void>((resolve) => pending.push(resolve));
+          return client.apply(rt, obj, o);
+        },
+      }),
+    });
+    w.stored(testApp());
+    const outcome = w.reconcile();
+    await w.clock.settle();
+    expect(inFlight.sort()).toEqual(["Deployment", "Service"]); // both sent, neither answered
+    for (const resolve of pending) resolve();
+    expect(await outcome).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(w.statusWrites()).toHaveLength(1);
+  });
+
+  test("is announced by one Normal Created event naming both children", async () => {
     const w = world();
     w.stored(testApp());
     await w.reconcile();
@@ -219,15 +260,51 @@ describe("a new WebApp", () => {
         on: "WebApp/test-app",
         type: "Normal",
         reason: "Created",
-        message: "Deployment test-app-deployment created with 3 replicas of nginx:1.25",
-      },
-      {
-        on: "WebApp/test-app",
-        type: "Normal",
-        reason: "Created",
-        message: "Service test-app-svc created (port 80 -> 80)",
+        message:
+          "Deployment test-app-deployment created with 3 replicas of nginx:1.25; Service test-app-svc created (port 80 -> 80)",
       },
     ]);
+  });
+
+  test("reconciled again before the watch delivered its children uses what the applies returned: no request", async () => {
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    w.resync(); // the status write reached the cache, the children did not
+    const before = w.api.actions.length;
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(w.api.actions.length).toBe(before);
+    expect(w.events).toHaveLength(1);
+  });
+
+  test("whose child is deleted once the cache has shown it gets it created again at once, the WebApp confirmed first", async () => {
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    w.resync();
+    w.childrenCached();
+    await w.reconcile(); // the cache has caught up: it is what counts from now on
+    await w.api.client.delete(DEPLOYMENT_RESOURCE, "test-app-deployment", "default");
+    w.childrenCached(); // its delete event
+    const before = w.api.actions.length;
+    await w.reconcile();
+    expect(w.api.actions.slice(before, before + 2).map((a) => `${a.method} ${a.path}`)).toEqual([
+      `GET ${APP_PATH}`, // reconciled before: is this a re-creation for a WebApp that is gone?
+      `PATCH ${DEP_PATH}`,
+    ]);
+  });
+
+  test("whose children the cache still does not show after WRITTEN_TTL_MS gets them applied again, asking the API server first", async () => {
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    w.resync();
+    await w.clock.advance(WRITTEN_TTL_MS);
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const again = w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`);
+    expect(again[0]).toBe(`GET ${APP_PATH}`); // a re-creation within CREATED_TTL_MS of a creation
+    expect(again.slice(1, 3).sort()).toEqual([`PATCH ${DEP_PATH}`, `PATCH ${SVC_PATH}`].sort());
   });
 });
 
@@ -294,13 +371,24 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     spec: { replicas: 7 },
   });
 
+  /** The API server refusing our create: a change of the immutable selector of an object already there. */
+  const immutableSelector = (a: Action) =>
+    a.method === "PATCH" && a.path === DEP_PATH && a.query.force === undefined
+      ? { code: 422, message: 'Deployment.apps "test-app-deployment" is invalid: spec.selector: field is immutable' }
+      : undefined;
+  /** Someone else's Deployment identical to ours but for the owner: server-side apply sees no conflicting field. */
+  const identical = (): KubeObject => {
+    const { ownerReferences: _none, ...metadata } = desiredDeployment(testApp() as WebApp).metadata;
+    return { ...desiredDeployment(testApp() as WebApp), metadata: { ...metadata, uid: "uid-theirs" } };
+  };
+
   test("is never written; the WebApp is Degraded ResourceExists with a Warning, and looked at again later", async () => {
     const w = world();
-    w.api.put(DEPLOYMENT_RESOURCE, foreign()); // not labelled as ours: only a GET finds it
+    w.cached(foreign()); // the cache holds every Deployment of the namespace (someone else's as metadata)
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
 
-    expect(w.writes().filter((a) => a.path.startsWith(DEP_PATH))).toEqual([]);
+    expect(w.api.actions.filter((a) => a.path.startsWith(DEP_PATH))).toEqual([]); // decided from the cache
     expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toEqual({ replicas: 7 });
     const [status] = w.statusWrites();
     expect(degraded(status)).toMatchObject({ status: "True", reason: "ResourceExists" });
@@ -310,6 +398,37 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     expect(w.events.filter((e) => e.type === "Warning")).toEqual([
       { on: "WebApp/test-app", type: "Warning", reason: "ResourceExists", message: degraded(status)?.message ?? "" },
     ]);
+  });
+
+  for (const [what, theirs, answer] of [
+    ["identical to ours: the create-only apply conflicts", identical, undefined],
+    ["with another selector: the create is refused (422)", foreign, immutableSelector],
+  ] as const)
+    test(`not in the cache yet, ${what}; it is read and reported, never written`, async () => {
+      const w = world();
+      const before = w.api.put(DEPLOYMENT_RESOURCE, theirs()); // not in the cache yet
+      w.api.answer = answer;
+      w.stored(testApp());
+      expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
+
+      const onDeployment = w.api.actions.filter((a) => a.path === DEP_PATH).map((a) => `${a.method} ${a.contentType}`);
+      expect(onDeployment).toEqual([`PATCH ${APPLY}`, "GET undefined"]); // the refused apply, then the read
+      expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")).toEqual(before);
+      expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
+      expect(w.events.map((e) => e.reason)).toEqual(["Created", "ResourceExists"]); // the Service was created
+      expect(w.events[0]?.message).toBe("Service test-app-svc created (port 80 -> 80)");
+    });
+
+  test("a refused create with nothing under the name is reported as the refusal and retried", async () => {
+    const w = world();
+    w.api.answer = (a) =>
+      a.method === "PATCH" && a.path === DEP_PATH
+        ? { code: 422, message: "spec.template.spec.containers[0].image: Required value" }
+        : undefined;
+    w.stored(testApp());
+    const err = await w.reconcile().catch((e: unknown) => e);
+    expect((err as KubeError).reason).toBe("Invalid");
+    expect(degraded(w.statusWrites()[0])).toMatchObject({ status: "True", reason: "ApplyFailed" });
   });
 
   test("is never written either when it carries our labels and sits in the cache", async () => {
@@ -370,13 +489,14 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     expect(degraded(w.statusWrites().at(-1))?.status).toBe("False");
   });
 
-  test("not in the cache (its labels were changed) but found by the GET: adopted the same way", async () => {
+  test("not in the cache yet (the create conflicts) but found by the GET that follows: adopted the same way", async () => {
     const w = world();
     w.api.put(DEPLOYMENT_RESOURCE, leftOver());
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
-    expect(depWrites.map((a) => a.contentType)).toEqual(["application/json-patch+json", APPLY]);
+    expect(depWrites.map((a) => a.contentType)).toEqual([APPLY, "application/json-patch+json", APPLY]);
+    expect(depWrites[0]?.query.force).toBeUndefined(); // the refused create
     expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([
       { ...previous, uid: "uid-1" },
     ]);
@@ -575,6 +695,14 @@ describe("pods that cannot run", () => {
     expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["CrashLoopBackOff"]);
   });
 
+  test("are not read by a pass already superseded by a newer queued one (its status is not written)", async () => {
+    const w = stuck();
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, pod("test-app-a", pull));
+    expect(await w.reconcile(true)).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(podLists(w)).toEqual([]);
+    expect(w.statusWrites()).toEqual([]);
+  });
+
   test("of someone else (not controlled by one of our ReplicaSets) are not reported", async () => {
     const w = stuck();
     const foreign = pod("other", pull);
@@ -652,19 +780,75 @@ describe("a WebApp with nothing to do", () => {
 });
 
 describe("a WebApp the cache still holds but the API server no longer has", () => {
-  test("gets no children created (no create/delete fight with the garbage collector)", async () => {
+  test("gets its children created once without asking (the garbage collector removes them), then no more", async () => {
     const w = world();
     w.webapps.set(KEY, testApp()); // deleted: only the lagging cache remembers it
+    await w.reconcile();
+    expect(w.api.actions.filter((a) => a.method === "GET")).toEqual([]);
+    expect(w.writes().filter((a) => a.path === DEP_PATH || a.path === SVC_PATH)).toHaveLength(2);
+    w.childrenCached(); // their add events
+    await w.reconcile();
+    for (const [rt, name] of [
+      [DEPLOYMENT_RESOURCE, "test-app-deployment"],
+      [SERVICE_RESOURCE, "test-app-svc"],
+    ] as const)
+      await w.api.client.delete(rt, name, "default"); // the garbage collector: their owner uid does not exist
+    w.childrenCached(); // their delete events reconcile the stale WebApp again
+    const before = w.api.actions.length;
+
     expect(await w.reconcile()).toEqual(done());
-    expect(w.writes()).toEqual([]);
-    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toContain(`GET ${APP_PATH}`);
+    // A re-creation within CREATED_TTL_MS of a creation asks first: no create/delete loop with the collector.
+    expect(w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${APP_PATH}`]);
+    await w.clock.advance(CREATED_TTL_MS - 1);
+    expect(await w.reconcile()).toEqual(done()); // found gone: asked again, still nothing created
+    expect(w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`)).toEqual([
+      `GET ${APP_PATH}`,
+      `GET ${APP_PATH}`,
+    ]);
   });
 
-  test("nor does one replaced by a new WebApp of the same name (another uid)", async () => {
+  test("reconciled before (it has a status) gets no child created: the API server is asked first", async () => {
+    const w = world();
+    // Deleted: only the lagging cache remembers it, and the garbage collector removed its children.
+    w.webapps.set(KEY, withStatus(testApp(), liveDeployment(testApp()), liveService(testApp())));
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${APP_PATH}`]);
+  });
+
+  test("nor does one replaced by a new WebApp of the same name (another uid) get them created twice", async () => {
     const w = world();
     w.api.put(WEBAPP_RESOURCE, testApp({}, "uid-2"));
     w.webapps.set(KEY, testApp({}, "uid-1"));
+    await w.reconcile();
+    const before = w.writes().length;
+    await w.clock.advance(WRITTEN_TTL_MS); // what it wrote is forgotten; the cache never showed it
     expect(await w.reconcile()).toEqual(done());
-    expect(w.writes()).toEqual([]);
+    expect(w.writes().length).toBe(before);
+    expect(w.api.actions.at(-1)).toMatchObject({ method: "GET", path: APP_PATH });
+  });
+});
+
+describe("a status already superseded by a newer queued pass", () => {
+  test("is not written, nor is its Warning sent: the queued pass writes what it observes", async () => {
+    const w = world();
+    w.cached({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "test-app-deployment", namespace: "default", uid: "uid-theirs" },
+    });
+    w.stored(testApp());
+    expect(await w.reconcile(true)).toEqual(requeueAfter(RECHECK_MS));
+    expect(w.statusWrites()).toEqual([]);
+    expect(w.events.filter((e) => e.type === "Warning")).toEqual([]);
+    expect(await w.reconcile(false)).toEqual(requeueAfter(RECHECK_MS));
+    expect(w.statusWrites()).toHaveLength(1);
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["ResourceExists"]);
+  });
+
+  test("is written when nothing newer is queued", async () => {
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile(false);
+    expect(w.statusWrites()).toHaveLength(1);
   });
 });

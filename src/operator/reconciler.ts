@@ -1,12 +1,26 @@
 /**
  * The WebApp reconciler, in sample-controller's order: read the WebApp from the cache, validate its spec,
- * converge the Deployment then the Service (converge.ts), write the status last and only when it changed.
+ * converge the Deployment and the Service (converge.ts, both at once), write the status last and only when it
+ * changed.
  *
- * Properties: level-based and stateless between calls; unchanged objects cost zero writes; a child that
- * cannot be written is reported in the status before the error goes to the controller to retry with
- * backoff; someone else's object is never touched, and looked at again after RECHECK_MS; a WebApp that is
- * not Ready is looked at again until it is, and after POD_CHECK_AFTER_MS its pods are read (never cached)
- * to report why they do not run, then on every pass while a pod failure is reported.
+ * Properties: level-based; unchanged objects cost zero requests; a new WebApp costs two round trips in series
+ * (both applies at once, then the status); a child that cannot be written is reported in the status before the
+ * error goes to the controller to retry with backoff; someone else's object is never touched, and looked at
+ * again after RECHECK_MS; a WebApp that is not Ready is looked at again until it is, and after
+ * POD_CHECK_AFTER_MS its pods are read (never cached) to report why they do not run, then on every pass while a
+ * pod failure is reported.
+ * Between calls it remembers, bounded and expiring (expectations.ts): the children it wrote until the cache
+ * shows them, so a pass that runs before the watch delivered them neither writes nor reads again; and the
+ * WebApps it created children for in the last CREATED_TTL_MS, for the owner check below.
+ * The owner check: a cached WebApp may be gone from the API server (the cache lags). A first creation for it
+ * is harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not:
+ * collected children reconcile the stale WebApp again, which would create them again. So a creation that may
+ * be a re-creation first asks the API server (one GET), and creates nothing if the WebApp is gone (ownerGone):
+ * for a WebApp this process created children for within CREATED_TTL_MS, or one that has a status (it was
+ * reconciled before, so a missing child was deleted: by someone, or by the collector as the WebApp is gone).
+ * A new WebApp (no status, nothing created) creates without asking. An adoption always asks.
+ * A status that is already stale is not written: when the request is superseded (its key was queued again
+ * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
@@ -21,7 +35,8 @@ import { done, requeueAfter, type Outcome, type Reconciler, type Request } from 
 import { PODS } from "../kube/resources.ts";
 import { POD_FAILURE_REASONS, type PodFailure, podFailure } from "../readiness/pods.ts";
 import { deploymentName, desiredDeployment, desiredService, serviceName, webAppSelector } from "./desired.ts";
-import { type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
+import { announceCreated, type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
+import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { computeStatus, podProblems, statusEqual, type Problem } from "./status.ts";
 
@@ -48,63 +63,54 @@ export interface ReconcilerDeps {
   logger: Logger;
 }
 
-export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
-  return (req, signal) => reconcile(deps, req, signal);
+/** What the reconciler remembers between calls (see the contract above). */
+interface Memory {
+  written: WrittenChildren;
+  /** uids of WebApps this process created a child for (or found gone) within CREATED_TTL_MS. */
+  created: ExpiringMap<true>;
 }
 
-async function reconcile(deps: ReconcilerDeps, req: Request, signal: AbortSignal): Promise<Outcome> {
+export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
+  const memory: Memory = {
+    written: new WrittenChildren(deps.clock),
+    created: new ExpiringMap<true>(deps.clock, CREATED_TTL_MS),
+  };
+  return (req, signal) => reconcile(deps, memory, req, signal);
+}
+
+async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, signal: AbortSignal): Promise<Outcome> {
   const webapp = deps.webapps.get(req.key);
   if (!webapp || webapp.metadata.deletionTimestamp) return done(); // gone: the garbage collector removes children
   const parsed = parseWebApp(webapp);
   // Invalid: reported, no retry (a fix is an update event, which reconciles again).
-  if (!parsed.ok) return reportInvalid(deps, webapp, parsed.issues, signal);
+  if (!parsed.ok) return reportInvalid(deps, req, webapp, parsed.issues, signal);
 
-  let ownerCheck: Promise<boolean> | undefined;
-  const ctx: ConvergeContext = {
-    ...deps,
-    webapp: parsed.webapp,
-    ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
-    signal,
-  };
-  const live: Partial<Record<Child["kind"], KubeObject>> = {};
-  const problems: Problem[] = [];
-  let failure: unknown;
-  for (const [child, cache] of childrenOf(deps, parsed.webapp)) {
-    const outcome = await convergeChild(ctx, child, cache.get(keyOf(child.desired)));
-    switch (outcome.kind) {
-      case "converged":
-        live[child.kind] = outcome.live;
-        break;
-      case "blocked":
-        problems.push(outcome.problem);
-        break;
-      case "failed":
-        problems.push(outcome.problem);
-        failure ??= outcome.error;
-        break;
-      case "ownerGone":
-        // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
-        deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
-        return done();
-    }
+  const reconciledBefore = (webapp.status?.conditions?.length ?? 0) > 0; // every status we write has conditions
+  const observed = await convergeChildren(deps, memory, parsed.webapp, reconciledBefore, signal);
+  if (observed.kind === "ownerGone") {
+    // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
+    deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
+    return done();
   }
+  const { live, problems, failure } = observed;
   const now = deps.clock.now();
   let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
   const notReady = live.Deployment && notReadyFor(status, now);
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
-  const readPods =
+  const wantPods =
     live.Deployment !== undefined &&
     (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
-  if (readPods) {
+  // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
+  if (wantPods && !req.superseded()) {
     const failures = await podFailures(deps, parsed.webapp, now, signal);
     if (failures.length > 0)
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
   }
-  await writeStatus(deps, webapp, status, signal);
+  await writeStatus(deps, req, webapp, status, signal);
   if (failure) throw failure;
   if (problems.length > 0) return requeueAfter(RECHECK_MS);
-  if (readPods) return requeueAfter(NOT_READY_RECHECK_MS);
+  if (wantPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();
   return requeueAfter(POD_CHECK_AFTER_MS - notReady);
 }
@@ -113,6 +119,65 @@ async function reconcile(deps: ReconcilerDeps, req: Request, signal: AbortSignal
 function podFailureReported(status: WebAppStatus | undefined): boolean {
   const stalled = findCondition(status?.conditions, "Stalled");
   return stalled?.status === "True" && (POD_FAILURE_REASONS as readonly string[]).includes(stalled.reason);
+}
+
+type Observed =
+  | { kind: "ownerGone" }
+  | {
+      kind: "observed";
+      live: Partial<Record<Child["kind"], KubeObject>>;
+      problems: Problem[];
+      failure: unknown;
+    };
+
+/** Both children converged at once, each outcome decided in one switch; one Created event for what was created. */
+async function convergeChildren(
+  deps: ReconcilerDeps,
+  memory: Memory,
+  webapp: WebApp,
+  reconciledBefore: boolean,
+  signal: AbortSignal,
+): Promise<Observed> {
+  const uid = webapp.metadata.uid;
+  let ownerCheck: Promise<boolean> | undefined;
+  const ctx: ConvergeContext = {
+    ...deps,
+    webapp,
+    ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
+    confirmOwner: reconciledBefore || uid === undefined || memory.created.get(uid) !== undefined,
+    signal,
+  };
+  const children = childrenOf(deps, webapp).map(([child, cache]) => {
+    const key = keyOf(child.desired);
+    return { child, key, found: memory.written.resolve(key, cache.get(key)) };
+  });
+  const outcomes = await Promise.all(children.map(({ child, found }) => convergeChild(ctx, child, found)));
+  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined };
+  const created: Child[] = [];
+  let ownerGone = false;
+  for (const [i, outcome] of outcomes.entries()) {
+    const { child, key } = children[i] as (typeof children)[number];
+    switch (outcome.kind) {
+      case "converged":
+        observed.live[child.kind] = outcome.live;
+        if (outcome.wrote) memory.written.remember(key, outcome.live);
+        if (outcome.wrote === "created") created.push(child);
+        break;
+      case "blocked":
+        observed.problems.push(outcome.problem);
+        break;
+      case "failed":
+        observed.problems.push(outcome.problem);
+        observed.failure ??= outcome.error;
+        break;
+      case "ownerGone":
+        ownerGone = true;
+        break;
+    }
+  }
+  if (uid !== undefined && (created.length > 0 || ownerGone)) memory.created.set(uid, true);
+  announceCreated(ctx, created);
+  return ownerGone ? { kind: "ownerGone" } : observed;
 }
 
 /** How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime); undefined when Ready. */
@@ -162,6 +227,7 @@ function childrenOf(deps: ReconcilerDeps, webapp: WebApp): [Child, Cache<KubeObj
 /** Degraded/InvalidSpec naming the field; the children this WebApp still controls are reported on as they are. */
 async function reportInvalid(
   deps: ReconcilerDeps,
+  req: Request,
   webapp: WebAppObject,
   issues: readonly Issue[],
   signal: AbortSignal,
@@ -171,11 +237,11 @@ async function reportInvalid(
   const own = (o: KubeObject | undefined) => (o && isControlledBy(o, webapp) ? o : undefined);
   const dep = own(deps.deployments.get(`${namespace}/${deploymentName(name)}`));
   const svc = own(deps.services.get(`${namespace}/${serviceName(name)}`));
-  await writeStatus(deps, webapp, computeStatus(webapp, dep, svc, [], deps.clock.now()), signal);
+  await writeStatus(deps, req, webapp, computeStatus(webapp, dep, svc, [], deps.clock.now()), signal);
   return done();
 }
 
-/** The API server still has this WebApp: same uid, not being deleted. One GET, only before a create or adoption. */
+/** The API server still has this WebApp: same uid, not being deleted. One GET, before an adoption or a re-creation. */
 async function stillExists(client: KubeClient, webapp: WebAppObject, signal: AbortSignal): Promise<boolean> {
   const { name, namespace, uid } = webapp.metadata;
   try {
@@ -187,15 +253,23 @@ async function stillExists(client: KubeClient, webapp: WebAppObject, signal: Abo
   }
 }
 
-/** A merge patch of the status subresource, only when something a user can see changed; a Warning when it degrades. */
+/**
+ * A merge patch of the status subresource, only when something a user can see changed and no newer pass is
+ * queued (req.superseded(): that pass writes what it observes); a Warning when it degrades.
+ */
 async function writeStatus(
   deps: ReconcilerDeps,
+  req: Request,
   webapp: WebAppObject,
   status: WebAppStatus,
   signal: AbortSignal,
 ): Promise<void> {
   if (statusEqual(webapp.status, status)) return;
   const { name, namespace } = webapp.metadata;
+  if (req.superseded()) {
+    deps.logger.debug(`WebApp ${namespace}/${name}: status not written, a newer pass is queued`);
+    return;
+  }
   try {
     await deps.client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
       subresource: "status",

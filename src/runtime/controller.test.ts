@@ -148,7 +148,7 @@ describe("controller: outcomes", () => {
     t.ctrl.enqueue("cluster-thing");
     await t.ctrl.start();
     await t.clock.settle();
-    expect(seen).toEqual([
+    expect(seen.map(({ key, namespace, name }) => ({ key, namespace, name }))).toEqual([
       { key: "ns/a", namespace: "ns", name: "a" },
       { key: "cluster-thing", namespace: undefined, name: "cluster-thing" },
     ]);
@@ -214,6 +214,44 @@ describe("controller: concurrency", () => {
     await t.clock.settle();
     expect(calls).toBe(2);
     expect(peak).toBe(1);
+    await t.ctrl.stop();
+  });
+});
+
+describe("controller: superseded requests", () => {
+  test("a request is superseded once its key is enqueued again during the run, and the next run is not", async () => {
+    const gate = deferred();
+    const seen: boolean[][] = [];
+    const t = setup(async (req) => {
+      const run = [req.superseded()];
+      seen.push(run);
+      if (seen.length === 1) await gate.promise;
+      run.push(req.superseded());
+      return done();
+    });
+    t.ctrl.enqueue("ns/a");
+    await t.ctrl.start();
+    await t.clock.settle();
+    t.ctrl.enqueue("ns/a");
+    gate.resolve();
+    await t.clock.settle();
+    expect(seen).toEqual([
+      [false, true],
+      [false, false],
+    ]);
+    await t.ctrl.stop();
+  });
+
+  test("a request is not superseded when its key waits only for a later requeueAfter", async () => {
+    const seen: boolean[] = [];
+    const t = setup(async (req) => {
+      seen.push(req.superseded());
+      return seen.length === 1 ? requeueAfter(1_000) : done();
+    });
+    t.ctrl.enqueue("ns/a");
+    await t.ctrl.start();
+    await t.clock.advance(1_000);
+    expect(seen).toEqual([false, false]);
     await t.ctrl.stop();
   });
 });

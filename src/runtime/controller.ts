@@ -4,6 +4,8 @@
  *
  * Guarantees:
  * - Bounded: at most `concurrency` reconciles run at once; never two for the same key (the queue).
+ * - A request's `superseded()` is the queue's `queuedAgain(key)`: true once an event or resync queued the
+ *   key again during the run, which then runs once more right after it.
  * - Every outcome is settled in one switch (see reconcile.ts for the contract):
  *     done           -> forget,              reconcile_total{result="success"}
  *     requeueAfter   -> forget + addAfter,   reconcile_total{result="requeue_after"}
@@ -255,7 +257,8 @@ class ControllerImpl implements Controller {
       this.#metrics.activeWorkers(++this.#active);
       try {
         // Every line of this reconcile (here and in the reconciler) carries its controller, key and reconcileID.
-        await withLogContext(reconcileContext(this.name, item.key), () => this.#reconcileOne(requestFor(item.key)));
+        const req = requestFor(item.key, () => this.#queue.queuedAgain(item.key));
+        await withLogContext(reconcileContext(this.name, item.key), () => this.#reconcileOne(req));
       } catch (err) {
         this.#log.error(`[${this.name}] internal error while handling ${item.key}: ${messageOf(err)}`, err);
       } finally {

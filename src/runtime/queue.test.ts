@@ -43,6 +43,24 @@ describe("work queue: basic semantics", () => {
     expect(await peek(q.get())).toBe("pending");
   });
 
+  test("queuedAgain is true only while a key is processed and was added again meanwhile", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("a");
+    q.add("b");
+    expect(q.queuedAgain("a")).toBe(false); // queued, not processed
+    await q.get();
+    expect(q.queuedAgain("a")).toBe(false); // processed, nothing newer
+    q.addAfter("a", 1_000);
+    expect(q.queuedAgain("a")).toBe(false); // a delayed add is not due yet
+    q.add("a");
+    expect(q.queuedAgain("a")).toBe(true);
+    expect(q.queuedAgain("b")).toBe(false);
+    q.done("a");
+    expect(q.queuedAgain("a")).toBe(false); // queued again, no longer processed
+    await q.get();
+    expect(q.queuedAgain("a")).toBe(false); // the newer run itself starts with nothing newer
+  });
+
   test("a key not re-added while processing is gone after done()", async () => {
     const q = createQueue({ clock: createFakeClock() });
     q.add("a");

@@ -7,7 +7,8 @@
  *   in the order they were made.
  * - Stingy: a key added N times before it is handed out is handed out once.
  * - Exclusive: a key is never handed to two workers at once; an `add` while it is being processed
- *   marks it dirty, and `done()` puts it back in the queue.
+ *   marks it dirty, and `done()` puts it back in the queue. `queuedAgain(key)` tells a worker that this
+ *   happened during its run (its result is already stale: another run follows).
  * - Delaying: `addAfter(key, ms)` adds the key once `ms` have passed on the injected clock; if the key
  *   is already waiting, the earlier deadline wins. `ms <= 0` adds at once.
  * - Rate-limited: `addRateLimited(key)` is `addAfter(key, rateLimiter.when(key))`; `forget(key)` resets
@@ -36,6 +37,8 @@ export interface WorkQueue<K> {
   /** The next key to process, or undefined once shut down and empty. Call done(key) after. */
   get(): Promise<{ key: K } | undefined>;
   done(key: K): void;
+  /** True iff `key` is being processed and was added again meanwhile (it is handed out again after done()). */
+  queuedAgain(key: K): boolean;
   /** Keys queued and not yet handed out (dirty keys in flight are not counted). */
   len(): number;
   shuttingDown(): boolean;
@@ -150,6 +153,10 @@ class Queue<K> implements WorkQueue<K> {
       this.#serveGetters();
     }
     if (this.#processing.size === 0) this.#releaseDrainers();
+  }
+
+  queuedAgain(key: K): boolean {
+    return this.#processing.has(key) && this.#dirty.has(key);
   }
 
   len(): number {

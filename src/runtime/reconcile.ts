@@ -14,6 +14,13 @@
  * - The `signal` aborts when the reconcile exceeds its timeout or the controller's shutdown grace
  *   runs out; pass it to every API call.
  * - At most one reconcile runs per key at a time (the work queue guarantees it).
+ * - `req.superseded()` is true once the key was queued again while this reconcile runs (a newer event,
+ *   a resync): another reconcile of the key follows this one and reads newer state, so a write that only
+ *   reports what this one observed (a status) may be left to it. Once true it stays true until the
+ *   reconcile returns (the queue hands the key out again only after that); a controller that stops
+ *   meanwhile leaves that pass to the next leader, which reconciles every key when it starts. False when
+ *   nothing newer is queued, or when the caller cannot tell (`requestFor`): a write is never skipped
+ *   unless a newer run is due.
  */
 
 export interface Request {
@@ -22,6 +29,8 @@ export interface Request {
   /** undefined for a cluster-scoped object. */
   readonly namespace: string | undefined;
   readonly name: string;
+  /** True iff the key was queued again since this reconcile began (see the contract above). */
+  superseded(): boolean;
 }
 
 export type Outcome = { readonly kind: "done" } | { readonly kind: "requeueAfter"; readonly ms: number };
@@ -100,9 +109,11 @@ export function objectKey(obj: { metadata: { namespace?: string; name?: string }
   return namespace ? `${namespace}/${name}` : name;
 }
 
-/** The request for a key made by objectKey. */
-export function requestFor(key: string): Request {
+const NEVER_SUPERSEDED = (): boolean => false;
+
+/** The request for a key made by objectKey; `superseded` defaults to "not known" (always false). */
+export function requestFor(key: string, superseded: () => boolean = NEVER_SUPERSEDED): Request {
   const slash = key.indexOf("/");
-  if (slash < 0) return { key, namespace: undefined, name: key };
-  return { key, namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  if (slash < 0) return { key, namespace: undefined, name: key, superseded };
+  return { key, namespace: key.slice(0, slash), name: key.slice(slash + 1), superseded };
 }

@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../kube/types.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { ExpiringMap, WrittenChildren } from "./expectations.ts";
+
+const obj = (uid: string, resourceVersion: string): KubeObject => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "web", namespace: "default", uid, resourceVersion, managedFields: [{ manager: "x" }] },
+});
+
+describe("an expiring map", () => {
+  test("forgets an entry once its time to live has passed, and counts only live entries", async () => {
+    const clock = createFakeClock();
+    const m = new ExpiringMap<number>(clock, 1_000);
+    m.set("a", 1);
+    await clock.advance(600);
+    m.set("b", 2);
+    await clock.advance(399);
+    expect([m.get("a"), m.get("b"), m.size]).toEqual([1, 2, 2]);
+    await clock.advance(1);
+    expect([m.get("a"), m.get("b"), m.size]).toEqual([undefined, 2, 1]);
+  });
+
+  test("setting a key again restarts its time to live", async () => {
+    const clock = createFakeClock();
+    const m = new ExpiringMap<number>(clock, 1_000);
+    m.set("a", 1);
+    await clock.advance(900);
+    m.set("a", 2);
+    await clock.advance(900);
+    expect(m.get("a")).toBe(2);
+  });
+
+  test("holds at most `max` entries, forgetting the oldest first", () => {
+    const m = new ExpiringMap<number>(createFakeClock(), 1_000, 2);
+    m.set("a", 1);
+    m.set("b", 2);
+    m.set("c", 3);
+    expect([m.get("a"), m.get("b"), m.get("c"), m.size]).toEqual([undefined, 2, 3, 2]);
+  });
+
+  test("keeps nothing of keys never looked up again once they expired (no leak for deleted WebApps)", async () => {
+    const clock = createFakeClock();
+    const m = new ExpiringMap<number>(clock, 1_000);
+    for (let i = 0; i < 100; i++) m.set(`gone-${i}`, i);
+    await clock.advance(1_000);
+    m.set("new", 0);
+    expect(m.size).toBe(1);
+  });
+});
+
+describe("written children", () => {
+  test("stand in for a cache that has nothing under their key yet, without managedFields", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "10"));
+    const found = w.resolve("default/web", undefined);
+    expect(found?.metadata.uid).toBe("u1");
+    expect(found?.metadata.managedFields).toBeUndefined();
+  });
+
+  test("stand in for an older version of the same object in the cache (our update is not there yet)", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "20"));
+    expect(w.resolve("default/web", obj("u1", "10"))?.metadata.resourceVersion).toBe("20");
+    expect(w.size).toBe(1);
+  });
+
+  test("give way to the cache once it shows the same version or a newer one, and are dropped", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "20"));
+    expect(w.resolve("default/web", obj("u1", "20"))?.metadata.managedFields).toEqual([{ manager: "x" }]);
+    expect(w.size).toBe(0);
+    expect(w.resolve("default/web", undefined)).toBeUndefined();
+  });
+
+  test("give way to a cached object with another uid (replaced since), whatever its resourceVersion", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "20"));
+    expect(w.resolve("default/web", obj("u2", "5"))?.metadata.uid).toBe("u2");
+    expect(w.size).toBe(0);
+  });
+
+  test("give way to the cache when resourceVersions are not integers (cannot tell which is newer)", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "b"));
+    expect(w.resolve("default/web", obj("u1", "a"))?.metadata.resourceVersion).toBe("a");
+  });
+
+  test("are forgotten after their time to live: the cache's answer counts again", async () => {
+    const clock = createFakeClock();
+    const w = new WrittenChildren(clock, 30_000);
+    w.remember("default/web", obj("u1", "10"));
+    await clock.advance(30_000);
+    expect(w.resolve("default/web", undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * What this process wrote recently and its caches may not show yet (client-go's controller expectations),
+ * so that a reconcile running before the watch delivered our own write neither writes again nor asks the
+ * API server.
+ *
+ * Properties:
+ * - Bounded: every memory forgets an entry after its time to live (on the injected clock) and holds at most
+ *   `max` entries (the oldest go first); expired entries are dropped whenever the memory is used, so the
+ *   keys of deleted WebApps do not accumulate.
+ * - The cache wins as soon as it has caught up: a remembered child is used only while the cache has nothing
+ *   under its key or an older version of the same object (same uid, lower resourceVersion); a cached object
+ *   with another uid, or as new or newer, drops the entry.
+ */
+import type { KubeObject } from "../kube/types.ts";
+import type { Clock } from "../runtime/clock.ts";
+
+/** How long a written child stands in for a cache that has not shown it (the watch normally takes < 1 s). */
+export const WRITTEN_TTL_MS = 30_000;
+/** How long a WebApp counts as "had a child created by this process" (see reconciler.ts, ownerCheck). */
+export const CREATED_TTL_MS = 60_000;
+/** At most this many entries per memory (a burst of creations beyond it forgets the oldest first). */
+export const MAX_ENTRIES = 10_000;
+
+/** A map whose entries expire `ttlMs` after they were set, holding at most `max` of them. */
+export class ExpiringMap<V> {
+  readonly #clock: Clock;
+  readonly #ttlMs: number;
+  readonly #max: number;
+  /** In the order they were set (a set moves the key to the end), so the oldest entry is first. */
+  readonly #entries = new Map<string, { value: V; at: number }>();
+
+  constructor(clock: Clock, ttlMs: number, max = MAX_ENTRIES) {
+    this.#clock = clock;
+    this.#ttlMs = ttlMs;
+    this.#max = max;
+  }
+
+  get size(): number {
+    this.#prune();
+    return this.#entries.size;
+  }
+
+  get(key: string): V | undefined {
+    this.#prune();
+    return this.#entries.get(key)?.value;
+  }
+
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, at: this.#clock.now() });
+    this.#prune();
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** Drops expired entries and the oldest beyond `max`: both are at the front. */
+  #prune(): void {
+    const now = this.#clock.now();
+    for (const [key, { at }] of this.#entries) {
+      if (now - at < this.#ttlMs && this.#entries.size <= this.#max) return;
+      this.#entries.delete(key);
+    }
+  }
+}
+
+/** The children this process created or updated, by "namespace/name", as the API server returned them. */
+export class WrittenChildren {
+  readonly #written: ExpiringMap<KubeObject>;
+
+  constructor(clock: Clock, ttlMs = WRITTEN_TTL_MS, max = MAX_ENTRIES) {
+    this.#written = new ExpiringMap(clock, ttlMs, max);
+  }
+
+  get size(): number {
+    return this.#written.size;
+  }
+
+  /** Remembers what a write returned (without managedFields: nothing reads them). */
+  remember(key: string, obj: KubeObject): void {
+    const { managedFields: _dropped, ...metadata } = obj.metadata;
+    this.#written.set(key, { ...obj, metadata });
+  }
+
+  /**
+   * The object to converge from: the cached one once the cache shows our write (or anything newer), else the
+   * one we wrote. A child deleted before the cache ever showed it reads as present until the entry expires.
+   */
+  resolve(key: string, cached: KubeObject | undefined): KubeObject | undefined {
+    const mine = this.#written.get(key);
+    if (!mine) return cached;
+    if (!cached || (cached.metadata.uid === mine.metadata.uid && isOlder(cached, mine))) return mine;
+    this.#written.delete(key);
+    return cached;
+  }
+}
+
+/**
+ * True iff `a` is an older version of the same object than `b`. resourceVersions are opaque to clients in
+ * general; etcd's are integers, and anything else reads as "not older" (the cache wins: at worst one more apply).
+ */
+function isOlder(a: KubeObject, b: KubeObject): boolean {
+  const x = Number(a.metadata.resourceVersion);
+  const y = Number(b.metadata.resourceVersion);
+  return Number.isSafeInteger(x) && Number.isSafeInteger(y) && x < y;
+}
