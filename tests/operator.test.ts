@@ -63,7 +63,8 @@ async function convergedTo(name: string, image: string, replicas: number, port: 
       return (
         d?.spec.replicas === replicas &&
         c?.image === image &&
-        c.ports?.[0]?.containerPort === port &&
+        c.ports?.length === 1 && // a changed port replaces the old one (pruned), it is not added beside it
+        c.ports[0]?.containerPort === port &&
         s?.spec.ports[0]?.port === 80 &&
         s.spec.ports[0]?.targetPort === port &&
         w?.status?.readyReplicas === replicas &&
@@ -144,6 +145,12 @@ describe("spec changes converge", () => {
     await convergedTo("test-app", "nginx:1.27", 5, 80);
     await kube.patch(WEBAPPS, "test-app", ns.name, { spec: { port: 8080 } }, "merge");
     await convergedTo("test-app", "nginx:1.27", 5, 8080);
+    // Created by POST (an Update entry), reshaped by the new port: every field is ours by apply now.
+    const managers = ((await dep("test-app"))?.metadata.managedFields ?? []) as {
+      manager: string;
+      operation: string;
+    }[];
+    expect(managers.filter((m) => m.manager === "webapp-operator").map((m) => m.operation)).toEqual(["Apply"]);
     const events = await eventsFor(ns.name, "test-app");
     expect(
       events.some((e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas"),

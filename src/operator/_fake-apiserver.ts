@@ -13,7 +13,8 @@
  *   as the API server does.
  *   Field ownership is not modelled: tests assert the `force` query themselves.
  * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only);
- *   JSON patch (RFC 6902) `test` and `replace` (a failed test is a 422);
+ *   JSON patch (RFC 6902) `test`, `replace` and `remove` (a failed test is a 422);
+ *   POST records an Update managedFields entry of its fieldManager (what ownership.ts hands over);
  *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes.
  * - Scripted failures: `answer` may return `{ code, message }` for an action, which then fails with that
  *   Status. Failures reach the caller translated by kube/errors.ts, as real answers are.
@@ -144,9 +145,16 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
       case "POST application/json": {
         const path = `${a.path}/${body.metadata.name}`;
         if (objects.has(path)) throw new Answer(409, `"${body.metadata.name}" already exists`, "AlreadyExists");
+        const managedFields = a.query.fieldManager ? [{ manager: a.query.fieldManager, operation: "Update" }] : [];
         return store(path, {
           ...body,
-          metadata: { ...body.metadata, uid: `uid-${++counter}`, resourceVersion: String(counter) },
+          metadata: {
+            ...body.metadata,
+            uid: `uid-${++counter}`,
+            resourceVersion: String(counter),
+            generation: 1,
+            ...(managedFields.length ? { managedFields } : {}),
+          },
         });
       }
       case "PUT application/json":
@@ -234,6 +242,8 @@ function jsonPatch(target: KubeObject, ops: JsonPatchOp[], name: string): KubeOb
     if (op === "test" && JSON.stringify(parent[last]) !== JSON.stringify(value))
       throw new Answer(422, `"${name}": the server rejected our request: test failed at ${path}`);
     else if (op === "replace") parent[last] = structuredClone(value);
+    else if (op === "remove" && Array.isArray(parent)) parent.splice(Number(last), 1);
+    else if (op === "remove") delete parent[last];
     else if (op !== "test") throw new Error(`fake API server: JSON patch op ${op} is not modelled`);
   }
   return out as unknown as KubeObject;

@@ -7,8 +7,10 @@
  *   else's stripped to metadata): no object there means none exists, and the child is created without a GET.
  * - Never adopts or writes someone else's object: a same-named object this WebApp does not control is
  *   reported (blocked), unless it is the child of a previous WebApp of the same name (adopt.ts). One the
- *   cache does not show (yet) makes the create fail (create-only: a conflict); it is then read and decided on.
- * - Every field we set is ours by server-side apply (FIELD_MANAGER), so a field dropped from the intent is pruned.
+ *   cache does not show (yet) makes the create fail (a create never writes an existing object: 409
+ *   AlreadyExists); it is then read and decided on.
+ * - Every field we set is ours (FIELD_MANAGER): created by POST, updated by server-side apply, the create's
+ *   ownership handed over to apply before an apply could drop a field (ownership.ts), so a dropped field is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
  * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
@@ -21,6 +23,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply } from "./diff.ts";
+import { ownershipHandover } from "./ownership.ts";
 import { type Problem, resourceExistsProblem } from "./status.ts";
 
 export const FIELD_MANAGER = "webapp-operator";
@@ -32,14 +35,6 @@ export const REASON = {
   scaled: "Scaled",
   adopted: "Adopted",
 } as const;
-
-/**
- * The resourceVersion a create is sent with: 2^64 - 1, which the API server parses (an unsigned integer) but no
- * object can have (etcd revisions are signed 64-bit integers). Ignored on create, it makes the apply fail with
- * 409 Conflict ("the object has been modified") when an object of that name exists. Checked against a real
- * API server: an identical object created by kubectl is refused with it and taken over without it.
- */
-export const CREATE_ONLY_RESOURCE_VERSION = "18446744073709551615";
 
 export type Child = { kind: "Deployment" | "Service"; rt: ResourceType; desired: KubeObject };
 
@@ -97,30 +92,25 @@ async function converge(ctx: ConvergeContext, child: Child, found: KubeObject): 
 }
 
 /**
- * Created by server-side apply, so every field is owned by our Apply entry and a field dropped from the
- * intent later is pruned. Create-only: the intent carries CREATE_ONLY_RESOURCE_VERSION, which the API server
- * ignores when it creates and checks as a precondition against an existing object — which no object meets,
- * so one that exists (appeared since the cache looked, or a cache that does not show it) fails with a 409
- * Conflict and is never written, even where server-side apply would see no conflicting field (an identical
- * object). A refused create (409, 422, 5xx; not 403) reads the name once: an object found there is decided
- * on as any existing one (reported when it is someone else's), else the refusal is the problem.
- * When ctx.confirmOwner, only for a WebApp the API server still has (see reconciler.ts).
+ * Created by a plain create (POST), which the API server serves at about half the CPU of a server-side apply of
+ * a new object (ownership.ts has the figures); its fields are recorded under an Update entry of our field
+ * manager, handed over to apply before the first apply that could drop one (update below). A create never
+ * writes an existing object: one the cache does not show yet (appeared since, or a cache that lags) fails
+ * with 409 AlreadyExists. A refused create (409, 422, 5xx; not 403) reads the name once: an object found
+ * there is decided on as any existing one (reported when it is someone else's), else the refusal is the
+ * problem. When ctx.confirmOwner, only for a WebApp the API server still has (see reconciler.ts).
  */
 async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
   if (ctx.confirmOwner && !(await ctx.ownerExists())) return { kind: "ownerGone" };
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   let created: KubeObject;
   try {
-    const intent = {
-      ...child.desired,
-      metadata: { ...child.desired.metadata, resourceVersion: CREATE_ONLY_RESOURCE_VERSION },
-    };
-    created = await ctx.client.apply<KubeObject>(child.rt, intent, {
+    created = await ctx.client.create<KubeObject>(child.rt, child.desired, {
       fieldManager: FIELD_MANAGER,
       signal: ctx.signal,
     });
   } catch (e) {
-    // Refused (the create-only precondition, a conflicting owner, an immutable selector): is an object there?
+    // Refused (it exists, an immutable selector, a server error): is an object there?
     if (ctx.signal.aborted || isForbidden(e)) throw e;
     const found = await getOrUndefined(ctx, child).catch(() => undefined);
     if (!found) throw e; // none (or unreadable): the refusal is the problem, retried
@@ -175,12 +165,19 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
 /**
  * Server-side applied with force when owned fields differ, with the uid we compared against as a
  * precondition: an object replaced since we looked fails (a Conflict and a retry) instead of being
- * overwritten. (resourceVersion would also fail on every status update of the child.)
+ * overwritten. (resourceVersion would also fail on every status update of the child.) An apply that reshapes
+ * a child we created first hands the create's Update entry over to apply (ownership.ts), so what it drops
+ * (the old port) is pruned; values changed in place need no handover.
  */
 async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);
   if (!check.changed) return { kind: "converged", live };
-  const { name, namespace } = child.desired.metadata;
+  const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
+  const handover = check.reshaped ? ownershipHandover(live, FIELD_MANAGER) : undefined;
+  if (handover) {
+    await ctx.client.patch(child.rt, name, namespace, handover, "json", { signal: ctx.signal, discardResponse: true });
+    ctx.logger.debug(`handed the fields our create of ${child.kind} ${namespace}/${name} set over to apply`);
+  }
   const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
   const applied = await ctx.client.apply<KubeObject>(child.rt, intent, {
     fieldManager: FIELD_MANAGER,

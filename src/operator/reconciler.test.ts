@@ -15,7 +15,6 @@ import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconci
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
-import { CREATE_ONLY_RESOURCE_VERSION as CREATE_ONLY_RV } from "./converge.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
@@ -25,6 +24,10 @@ const KEY = "default/test-app";
 const APP_PATH = "/apis/apps.example.com/v1/namespaces/default/webapps/test-app";
 const DEP_PATH = "/apis/apps/v1/namespaces/default/deployments/test-app-deployment";
 const SVC_PATH = "/api/v1/namespaces/default/services/test-app-svc";
+/** Where creates are POSTed (the collections). */
+const DEPS = "/apis/apps/v1/namespaces/default/deployments";
+const SVCS = "/api/v1/namespaces/default/services";
+const JSON_BODY = "application/json";
 const APPLY = "application/apply-patch+yaml";
 const MERGE = "application/merge-patch+json";
 const FIELD_MANAGER = "webapp-operator";
@@ -201,24 +204,22 @@ const degraded = (a: Action | undefined) =>
   findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
 
 describe("a new WebApp", () => {
-  test("gets both children created at once by server-side apply without force, no read first, then its status written once", async () => {
+  test("gets both children created at once by a plain create (POST) under our field manager, no read first, then its status written once", async () => {
     const w = world();
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
 
     const [first, second, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
-    expect([first, second].sort()).toEqual([`PATCH ${DEP_PATH}`, `PATCH ${SVC_PATH}`].sort());
+    expect([first, second].sort()).toEqual([`POST ${DEPS}`, `POST ${SVCS}`].sort());
     expect(rest).toEqual([`PATCH ${APP_PATH}/status`]); // no GET: the synced cache says they do not exist
-    const dep = w.writes().find((a) => a.path === DEP_PATH);
-    const svc = w.writes().find((a) => a.path === SVC_PATH);
-    for (const apply of [dep, svc]) {
-      expect(apply?.contentType).toBe(APPLY);
-      expect(apply?.query).toEqual({ fieldManager: FIELD_MANAGER }); // no force: someone else's object is never taken over
+    const dep = w.writes().find((a) => a.path === DEPS);
+    const svc = w.writes().find((a) => a.path === SVCS);
+    for (const create of [dep, svc]) {
+      expect(create?.contentType).toBe(JSON_BODY);
+      expect(create?.query).toEqual({ fieldManager: FIELD_MANAGER }); // a create never writes an existing object
     }
-    // Create-only: a resourceVersion no object has, so an existing one fails the apply instead of being taken over.
-    const createOnly = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, resourceVersion: CREATE_ONLY_RV } });
-    expect(dep?.body).toEqual(createOnly(desiredDeployment(testApp() as WebApp)));
-    expect(svc?.body).toEqual(createOnly(desiredService(testApp() as WebApp)));
+    expect(dep?.body).toEqual(desiredDeployment(testApp() as WebApp));
+    expect(svc?.body).toEqual(desiredService(testApp() as WebApp));
 
     const [status] = w.statusWrites();
     expect(status?.contentType).toBe(MERGE);
@@ -229,16 +230,16 @@ describe("a new WebApp", () => {
     expect(degraded(status)?.status).toBe("False");
   });
 
-  test("costs two round trips in series: the Service apply is sent before the Deployment apply is answered", async () => {
+  test("costs two round trips in series: the Service create is sent before the Deployment create is answered", async () => {
     const pending: Array<() => void> = [];
     const inFlight: string[] = [];
     const w = world({
       wrap: (client) => ({
         ...client,
-        apply: async (rt, obj, o) => {
+        create: async (rt, obj, o) => {
           inFlight.push(obj.kind ?? "");
           await new Promise<void>((resolve) => pending.push(resolve));
-          return client.apply(rt, obj, o);
+          return client.create(rt, obj, o);
         },
       }),
     });
@@ -290,11 +291,11 @@ describe("a new WebApp", () => {
     await w.reconcile();
     expect(w.api.actions.slice(before, before + 2).map((a) => `${a.method} ${a.path}`)).toEqual([
       `GET ${APP_PATH}`, // reconciled before: is this a re-creation for a WebApp that is gone?
-      `PATCH ${DEP_PATH}`,
+      `POST ${DEPS}`,
     ]);
   });
 
-  test("whose children the cache still does not show after WRITTEN_TTL_MS gets them applied again, asking the API server first", async () => {
+  test("whose children the cache still does not show after WRITTEN_TTL_MS gets them created again, asking the API server first", async () => {
     const w = world();
     w.stored(testApp());
     await w.reconcile();
@@ -304,7 +305,7 @@ describe("a new WebApp", () => {
     await w.reconcile();
     const again = w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`);
     expect(again[0]).toBe(`GET ${APP_PATH}`); // a re-creation within CREATED_TTL_MS of a creation
-    expect(again.slice(1, 3).sort()).toEqual([`PATCH ${DEP_PATH}`, `PATCH ${SVC_PATH}`].sort());
+    expect(again.slice(1, 3).sort()).toEqual([`POST ${DEPS}`, `POST ${SVCS}`].sort());
   });
 });
 
@@ -318,6 +319,42 @@ describe("a converged WebApp", () => {
     expect(await w.reconcile()).toEqual(done());
     expect(w.api.actions).toEqual([]);
     expect(w.events).toEqual([]);
+  });
+});
+
+describe("a child we created (the create recorded its fields under an Update entry of our field manager)", () => {
+  const createdByUs = (dep: KubeObject): KubeObject => ({
+    ...dep,
+    metadata: { ...dep.metadata, managedFields: [{ manager: FIELD_MANAGER, operation: "Update" }] },
+  });
+  const depWrites = (w: ReturnType<typeof world>) =>
+    w
+      .writes()
+      .filter((a) => a.path === DEP_PATH)
+      .map((a) => `${a.method} ${a.contentType}`);
+
+  test("reshaped by a new port: the entry is handed over to apply first, so the apply prunes the old port", async () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    await w.reconcile();
+    expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
+    const [handover] = w.writes().filter((a) => a.path === DEP_PATH);
+    expect(handover?.body).toContainEqual({
+      op: "replace",
+      path: "/metadata/managedFields/0/operation",
+      value: "Apply",
+    });
+  });
+
+  test("changed in place (a new image): applied at once, no handover needed", async () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp({ image: "nginx:1.27" }), dep, svc));
+    await w.reconcile();
+    expect(depWrites(w)).toEqual([`PATCH ${APPLY}`]);
   });
 });
 
@@ -371,12 +408,7 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     spec: { replicas: 7 },
   });
 
-  /** The API server refusing our create: a change of the immutable selector of an object already there. */
-  const immutableSelector = (a: Action) =>
-    a.method === "PATCH" && a.path === DEP_PATH && a.query.force === undefined
-      ? { code: 422, message: 'Deployment.apps "test-app-deployment" is invalid: spec.selector: field is immutable' }
-      : undefined;
-  /** Someone else's Deployment identical to ours but for the owner: server-side apply sees no conflicting field. */
+  /** Someone else's Deployment identical to ours but for the owner: server-side apply would see no conflicting field. */
   const identical = (): KubeObject => {
     const { ownerReferences: _none, ...metadata } = desiredDeployment(testApp() as WebApp).metadata;
     return { ...desiredDeployment(testApp() as WebApp), metadata: { ...metadata, uid: "uid-theirs" } };
@@ -400,19 +432,20 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
     ]);
   });
 
-  for (const [what, theirs, answer] of [
-    ["identical to ours: the create-only apply conflicts", identical, undefined],
-    ["with another selector: the create is refused (422)", foreign, immutableSelector],
+  for (const [what, theirs] of [
+    ["identical to ours", identical],
+    ["with another spec", foreign],
   ] as const)
-    test(`not in the cache yet, ${what}; it is read and reported, never written`, async () => {
+    test(`not in the cache yet, ${what}: the create is refused (409 AlreadyExists); it is read and reported, never written`, async () => {
       const w = world();
       const before = w.api.put(DEPLOYMENT_RESOURCE, theirs()); // not in the cache yet
-      w.api.answer = answer;
       w.stored(testApp());
       expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
 
-      const onDeployment = w.api.actions.filter((a) => a.path === DEP_PATH).map((a) => `${a.method} ${a.contentType}`);
-      expect(onDeployment).toEqual([`PATCH ${APPLY}`, "GET undefined"]); // the refused apply, then the read
+      const onDeployment = w.api.actions
+        .filter((a) => a.path === DEP_PATH || a.path === DEPS)
+        .map((a) => `${a.method} ${a.path}`);
+      expect(onDeployment).toEqual([`POST ${DEPS}`, `GET ${DEP_PATH}`]); // the refused create, then the read
       expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")).toEqual(before);
       expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
       expect(w.events.map((e) => e.reason)).toEqual(["Created", "ResourceExists"]); // the Service was created
@@ -422,7 +455,7 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
   test("a refused create with nothing under the name is reported as the refusal and retried", async () => {
     const w = world();
     w.api.answer = (a) =>
-      a.method === "PATCH" && a.path === DEP_PATH
+      a.method === "POST" && a.path === DEPS
         ? { code: 422, message: "spec.template.spec.containers[0].image: Required value" }
         : undefined;
     w.stored(testApp());
@@ -494,9 +527,13 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     w.api.put(DEPLOYMENT_RESOURCE, leftOver());
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
-    const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
-    expect(depWrites.map((a) => a.contentType)).toEqual([APPLY, "application/json-patch+json", APPLY]);
-    expect(depWrites[0]?.query.force).toBeUndefined(); // the refused create
+    const depWrites = w.writes().filter((a) => a.path === DEP_PATH || a.path === DEPS);
+    // the refused create, the adoption, then the apply of the intent
+    expect(depWrites.map((a) => `${a.method} ${a.contentType}`)).toEqual([
+      `POST ${JSON_BODY}`,
+      "PATCH application/json-patch+json",
+      `PATCH ${APPLY}`,
+    ]);
     expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([
       { ...previous, uid: "uid-1" },
     ]);
@@ -732,8 +769,7 @@ describe("a child write the API server refuses", () => {
     test(`(${c.code}) is reported in the status as Degraded ${c.reason} with the API message, then thrown for a retry`, async () => {
       const w = world();
       w.stored(testApp());
-      w.api.answer = (a) =>
-        a.method === "PATCH" && a.path === DEP_PATH ? { code: c.code, message: c.message } : undefined;
+      w.api.answer = (a) => (a.method === "POST" && a.path === DEPS ? { code: c.code, message: c.message } : undefined);
       const err = await w.reconcile().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(KubeError);
       expect((err as KubeError).reason).toBe(c.thrown);
@@ -785,7 +821,7 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
     w.webapps.set(KEY, testApp()); // deleted: only the lagging cache remembers it
     await w.reconcile();
     expect(w.api.actions.filter((a) => a.method === "GET")).toEqual([]);
-    expect(w.writes().filter((a) => a.path === DEP_PATH || a.path === SVC_PATH)).toHaveLength(2);
+    expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2);
     w.childrenCached(); // their add events
     await w.reconcile();
     for (const [rt, name] of [

@@ -275,6 +275,7 @@ async function writeStatus(
       subresource: "status",
       fieldManager: FIELD_MANAGER,
       signal,
+      discardResponse: true, // nobody reads the echo of the whole WebApp
     });
   } catch (e) {
     if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
