@@ -21,9 +21,9 @@ export interface PolicyRule {
 }
 
 /**
- * What the operator does to its children: looks one up before creating it (get), caches them
- * (list, watch), creates (create: server-side apply of an object that does not exist yet) and
- * converges them (patch: server-side apply). Never update (PUT). Delete only where the garbage
+ * What the operator does to its children: caches them (list, watch), reads one by name when a create is
+ * refused or before an adoption (get), creates them (create: POST) and converges them (patch: server-side
+ * apply, the ownership handover and adoption are JSON patches). Never update (PUT). Delete only where the garbage
  * collector missed a child whose controller WebApp is gone (src/operator/orphans.ts: a uid precondition,
  * never any other object).
  */

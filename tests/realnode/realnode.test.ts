@@ -219,7 +219,7 @@ describe("the operator image on the real node", () => {
   });
 
   realTest(
-    "the installed RBAC is what the pod has: without patch on services the WebApp is Stalled, status and a Warning name the verb; restored, it recovers",
+    "the installed RBAC is what the pod has: without create on services the WebApp is Stalled, status and a Warning name the verb; restored, it recovers",
     async () => {
       const role = `webapp-operator-${NS}`;
       type Role = KubeObject & { rules: { apiGroups?: string[]; resources?: string[]; verbs: string[] }[] };
@@ -227,7 +227,7 @@ describe("the operator image on the real node", () => {
       const index = current.rules.findIndex((r) => r.resources?.includes("services") && r.apiGroups?.includes(""));
       expect(index).toBeGreaterThanOrEqual(0);
       const verbs = current.rules[index]?.verbs ?? [];
-      expect(verbs).toContain("patch");
+      expect(verbs).toContain("create"); // a new WebApp's Service is created by POST
       const setVerbs = (v: string[]) =>
         kubectl([
           "patch",
@@ -238,7 +238,7 @@ describe("the operator image on the real node", () => {
         ]);
       const ns = await tempNamespace("realnode-rbac");
       try {
-        expect(setVerbs(verbs.filter((v) => v !== "patch")).code).toBe(0);
+        expect(setVerbs(verbs.filter((v) => v !== "create")).code).toBe(0);
         const create = devctl(["webapp", "create", "locked", "-n", ns.name, "--image", "nginx:1.25", "--port", "80"]);
         expect(create.code).toBe(0);
         const stalled = await eventually(
@@ -251,14 +251,14 @@ describe("the operator image on the real node", () => {
           "the WebApp Stalled with reason Forbidden",
         );
         expect(stalled.message).toContain("Service locked-svc");
-        expect(stalled.message).toMatch(/cannot patch services/);
+        expect(stalled.message).toMatch(/cannot create services/);
         const warning = await eventually(
           async () =>
             (await eventsFor(ns.name, "locked")).find((e) => e.type === "Warning" && e.reason === "Forbidden"),
           30_000,
           "a Warning event with reason Forbidden",
         );
-        expect(warning.message).toMatch(/cannot patch services/);
+        expect(warning.message).toMatch(/cannot create services/);
         expect(setVerbs(verbs).code).toBe(0);
         await eventually(
           async () =>
