@@ -6,7 +6,8 @@
  *   control plane's processes are unknown (no CPU breakdown for them).
  * - Otherwise the local control plane (DEVCTL_CLUSTER_DIR picks a second, independent one): brought
  *   up if it is not running, and `release()` stops it again only if this run started it
- *   (DEVCTL_KEEP_CLUSTER=1 keeps it).
+ *   (DEVCTL_KEEP_CLUSTER=1 keeps it). Without the real node unless DEVCTL_REAL_NODE says otherwise: its
+ *   kube-proxy programs rules for every Service, KWOK's included, which costs CPU that grows with them.
  * - reset(): only for a local control plane this run started (canReset): stops it and brings up a new,
  *   empty one at the same kubeconfig path (~8 s), so a measurement starts from a clean cluster. A cluster
  *   someone else runs is never reset.
@@ -56,7 +57,7 @@ export async function acquireCluster(log: (line: string) => void): Promise<Bench
       cwd: ROOT,
       stdout: "pipe",
       stderr: "pipe",
-      env: process.env,
+      env: { DEVCTL_REAL_NODE: "0", ...process.env },
     });
     const kubeconfig = /^KUBECONFIG=(.+)$/m.exec(r.stdout.toString())?.[1];
     if (r.exitCode !== 0 || !kubeconfig) {
