@@ -865,7 +865,18 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
 });
 
 describe("a status already superseded by a newer queued pass", () => {
-  test("is not written, nor is its Warning sent: the queued pass writes what it observes", async () => {
+  test("is not written while it only reports progress: the queued pass writes what it observes", async () => {
+    const w = world();
+    w.stored(testApp());
+    expect(await w.reconcile(true)).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(w.statusWrites()).toEqual([]); // Reconciling: the children were just created
+    w.resync();
+    w.childrenCached();
+    await w.reconcile(false);
+    expect(w.statusWrites()).toHaveLength(1);
+  });
+
+  test("is written at once when it turns Stalled True, with its Warning (someone may be waiting for it)", async () => {
     const w = world();
     w.cached({
       apiVersion: "apps/v1",
@@ -874,11 +885,20 @@ describe("a status already superseded by a newer queued pass", () => {
     });
     w.stored(testApp());
     expect(await w.reconcile(true)).toEqual(requeueAfter(RECHECK_MS));
-    expect(w.statusWrites()).toEqual([]);
-    expect(w.events.filter((e) => e.type === "Warning")).toEqual([]);
-    expect(await w.reconcile(false)).toEqual(requeueAfter(RECHECK_MS));
     expect(w.statusWrites()).toHaveLength(1);
     expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["ResourceExists"]);
+  });
+
+  test("is written at once when it turns Ready True", async () => {
+    const w = world();
+    w.cached(liveDeployment(testApp()));
+    w.cached(liveService(testApp()));
+    w.stored(testApp());
+    await w.reconcile(true);
+    const [status] = w.statusWrites();
+    expect(findCondition((status?.body as { status?: WebApp["status"] })?.status?.conditions, "Ready")?.status).toBe(
+      "True",
+    );
   });
 
   test("is written when nothing newer is queued", async () => {

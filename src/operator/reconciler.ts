@@ -21,6 +21,8 @@
  * A new WebApp (no status, nothing created) creates without asking. An adoption always asks.
  * A status that is already stale is not written: when the request is superseded (its key was queued again
  * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
+ * Except news someone may be waiting for: a status that turns Ready or Stalled True is written at once (the
+ * queued pass may sit behind every other key), so only progress in between is coalesced.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
@@ -113,6 +115,14 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   if (wantPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();
   return requeueAfter(POD_CHECK_AFTER_MS - notReady);
+}
+
+/** The condition is True in `next` and was not in `stored`. */
+function turnsTrue(stored: WebAppStatus | undefined, next: WebAppStatus, type: string): boolean {
+  return (
+    findCondition(next.conditions, type)?.status === "True" &&
+    findCondition(stored?.conditions, type)?.status !== "True"
+  );
 }
 
 /** The stored status says Stalled because of a pod (readiness/pods.ts). */
@@ -255,7 +265,8 @@ async function stillExists(client: KubeClient, webapp: WebAppObject, signal: Abo
 
 /**
  * A merge patch of the status subresource, only when something a user can see changed and no newer pass is
- * queued (req.superseded(): that pass writes what it observes); a Warning when it degrades.
+ * queued (req.superseded(): that pass writes what it observes) unless it turns Ready or Stalled True; a Warning
+ * when it degrades.
  */
 async function writeStatus(
   deps: ReconcilerDeps,
@@ -266,7 +277,7 @@ async function writeStatus(
 ): Promise<void> {
   if (statusEqual(webapp.status, status)) return;
   const { name, namespace } = webapp.metadata;
-  if (req.superseded()) {
+  if (req.superseded() && !turnsTrue(webapp.status, status, "Ready") && !turnsTrue(webapp.status, status, "Stalled")) {
     deps.logger.debug(`WebApp ${namespace}/${name}: status not written, a newer pass is queued`);
     return;
   }
