@@ -51,8 +51,8 @@ describe("the operator's memory", () => {
     expect(quantityBytes(want.request)!).toBeGreaterThanOrEqual(measured.steadyMiB * 2 ** 20);
   });
 
-  test("at today's figures that is a 288Mi request and a 512Mi limit", () => {
-    expect(DEFAULT_MEMORY).toEqual({ request: "288Mi", limit: "512Mi" });
+  test("at today's figures that is a 192Mi request and a 256Mi limit", () => {
+    expect(DEFAULT_MEMORY).toEqual({ request: "192Mi", limit: "256Mi" });
   });
 
   test("users set their own request and limit", () => {
@@ -84,7 +84,7 @@ describe("the operator's memory", () => {
       "memory request 1Gi is above the limit 512Mi; Kubernetes refuses that",
     );
     expect(memoryProblem(containerResources({ request: "32Mi", limit: "48Mi" }))).toContain(
-      "memory limit 48Mi is below the operator's idle footprint (63.8 MiB",
+      "memory limit 48Mi is below the operator's idle footprint (56.6 MiB",
     );
     expect(memoryProblem(containerResources({ limit: "lots" }))).toContain('memory limit "lots" is not a quantity');
     expect(memoryProblem(containerResources({ request: "1Gi", limit: "2G" }))).toBeUndefined();
