@@ -147,7 +147,7 @@ export async function heal(ctx: Context): Promise<Section> {
       },
     ],
     notes: [
-      "The heal path: the Deployment's DELETED event reaches the operator's watch, maps to its owner WebApp, the reconcile finds it missing in the cache, GETs it (not there), checks the WebApp still exists (one GET) and creates it by server-side apply.",
+      "The heal path: the Deployment's DELETED event reaches the operator's watch, maps to its owner WebApp, the reconcile finds it missing in the cache (which holds every Deployment of the namespace), checks the WebApp still exists (one GET: it was reconciled before, so this may be the garbage collector's doing) and creates it (one POST).",
       "“Available again” adds the controller-manager's ReplicaSet and Pod, KWOK's Ready and the operator's status update.",
       ...(stuck.length
         ? [

@@ -130,7 +130,7 @@ export async function startup(ctx: Context): Promise<Section> {
       },
     ],
     notes: [
-      "Ready means every cache (WebApps, and the Deployments and Services labelled as ours) has listed and is watching; the first pass then reconciles every cached WebApp (for converged ones, with no API request).",
+      "Ready means every cache (WebApps, and every Deployment and Service of the watched namespaces) has listed and is watching; the first pass then reconciles every cached WebApp (for converged ones, with no API request).",
       "`--version` is timed around Bun.spawnSync of the compiled executable, so it includes fork/exec and mapping the ~110 MiB file; the page cache was warm except possibly for the first run.",
     ],
   };
