@@ -18,17 +18,17 @@
  *   its index, so a child replaced or re-owned meanwhile makes it fail instead of landing elsewhere;
  *   it replaces just that owner reference and keeps any others.
  */
-import { GROUP, KIND, type WebApp } from "../api/webapp.ts";
+import { KIND, type WebApp } from "../api/webapp.ts";
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import { controllerReference } from "./desired.ts";
+import { webAppControllerOf } from "./diff.ts";
 
 /** The controller reference of a previous incarnation of `webapp`, if `child` has one. */
 export function previousIncarnation(child: KubeObject, webapp: WebApp): OwnerReference | undefined {
-  const ref = child.metadata.ownerReferences?.find((r) => r.controller === true);
+  const ref = webAppControllerOf(child);
   // A child being deleted is the collector's: its deletion event brings the WebApp back to create anew.
   if (!ref || !webapp.metadata.uid || child.metadata.deletionTimestamp) return undefined;
-  const sameKind = ref.kind === KIND && ref.apiVersion.split("/")[0] === GROUP;
-  return sameKind && ref.name === webapp.metadata.name && ref.uid !== webapp.metadata.uid ? ref : undefined;
+  return ref.name === webapp.metadata.name && ref.uid !== webapp.metadata.uid ? ref : undefined;
 }
 
 export type JsonPatchOp = { op: "test" | "replace"; path: string; value: unknown };

@@ -23,16 +23,16 @@
  * - WebApps are kept whole but for managedFields and the last-applied annotation.
  * - Pure: the input is not modified; the result shares the input's nested values (they are freshly parsed JSON).
  */
-import { GROUP, KIND, type WebAppObject } from "../api/webapp.ts";
+import type { WebAppObject } from "../api/webapp.ts";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import { webAppControllerOf } from "./diff.ts";
 import type { ManagerEntry } from "./ownership.ts";
 
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** The controller owner reference is a WebApp of our group (any uid: a previous incarnation's child too). */
 export function isWebAppChild(obj: Pick<KubeObject, "metadata">): boolean {
-  const ref = obj.metadata.ownerReferences?.find((r) => r.controller === true);
-  return ref !== undefined && ref.kind === KIND && ref.apiVersion.split("/")[0] === GROUP;
+  return webAppControllerOf(obj) !== undefined;
 }
 
 /** A Deployment or Service as the cache keeps it: whole when ours, identity metadata only when not. */

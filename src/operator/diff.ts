@@ -17,6 +17,7 @@
  *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
  *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
  */
+import { GROUP, KIND } from "../api/webapp.ts";
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 
 export interface ApplyCheck {
@@ -49,8 +50,14 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
 type Diffs = string[] & { reshaped: boolean };
 
 /** The owner reference with controller=true, if any. */
-export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+export function controllerOf(obj: Pick<KubeObject, "metadata">): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
+}
+
+/** The controller reference when it names a WebApp of our group (any uid: a previous incarnation's too). */
+export function webAppControllerOf(obj: Pick<KubeObject, "metadata">): OwnerReference | undefined {
+  const ref = controllerOf(obj);
+  return ref && ref.kind === KIND && ref.apiVersion.split("/")[0] === GROUP ? ref : undefined;
 }
 
 /** True iff the object's controller reference points at this WebApp (same uid). */

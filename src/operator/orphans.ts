@@ -18,7 +18,7 @@
  * - Accounted for: each deletion is logged and recorded as a Normal event `OrphanDeleted` on the child.
  * - Runs every `intervalMs` until its signal aborts; the manager runs it only while leading.
  */
-import { GROUP, KIND, WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { KIND, WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { resourcePath } from "../kube/client.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, OwnerReference, ResourceType } from "../kube/types.ts";
@@ -27,6 +27,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { EventSource } from "../runtime/source.ts";
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from "./desired.ts";
+import { webAppControllerOf } from "./diff.ts";
 
 export const ORPHAN_SWEEP_MS = 15_000;
 export const ORPHAN_GRACE_MS = 30_000;
@@ -36,8 +37,8 @@ export const REASON_ORPHAN_DELETED = "OrphanDeleted";
 export function goneOwner(child: KubeObject, liveUids: ReadonlySet<string>): OwnerReference | undefined {
   if (child.metadata.deletionTimestamp || child.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE)
     return undefined;
-  const ref = child.metadata.ownerReferences?.find((r) => r.controller === true);
-  if (!ref || ref.kind !== KIND || ref.apiVersion.split("/")[0] !== GROUP) return undefined;
+  const ref = webAppControllerOf(child);
+  if (!ref) return undefined;
   return liveUids.has(ref.uid) ? undefined : ref;
 }
 
