@@ -9,12 +9,11 @@
  * - Tolerations use kubectl taint's syntax: `key=value:Effect`, `key:Effect`, `key=value`, `key`
  *   (no value means operator Exists; no effect means every effect).
  */
+import { IMAGE_PULL_POLICIES, type ImagePullPolicy } from "../../api/webapp.ts";
 import type { Toleration } from "../../install/deployment.ts";
 import { quantityBytes } from "../../install/resources.ts";
 import { UsageError } from "../_errors.ts";
 
-export const PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
-export type PullPolicy = (typeof PULL_POLICIES)[number];
 const EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -90,11 +89,11 @@ export function parseTolerations(value: ListFlag): Toleration[] | undefined {
   });
 }
 
-export function parsePullPolicy(value: string | undefined): PullPolicy | undefined {
+export function parsePullPolicy(value: string | undefined): ImagePullPolicy | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!(PULL_POLICIES as readonly string[]).includes(value))
-    throw new UsageError(`--image-pull-policy "${value}" must be one of: ${PULL_POLICIES.join(", ")}`);
-  return value as PullPolicy;
+  if (!(IMAGE_PULL_POLICIES as readonly string[]).includes(value))
+    throw new UsageError(`--image-pull-policy "${value}" must be one of: ${IMAGE_PULL_POLICIES.join(", ")}`);
+  return value as ImagePullPolicy;
 }
 
 /** A memory quantity flag ("512Mi", "1Gi"). */

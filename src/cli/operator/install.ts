@@ -24,6 +24,7 @@ import {
   typed,
 } from "../_flags.ts";
 import { UsageError } from "../_errors.ts";
+import { IMAGE_PULL_POLICIES } from "../../api/webapp.ts";
 import { containerResources, DEFAULT_MEMORY, MEASURED, memoryProblem } from "../../install/resources.ts";
 import {
   parseMemoryQuantity,
@@ -31,7 +32,6 @@ import {
   parsePullPolicy,
   parsePullSecrets,
   parseTolerations,
-  PULL_POLICIES,
 } from "./_pod-flags.ts";
 
 /** -n/--namespace of the operator commands: where the operator is installed, not the context's namespace. */
@@ -70,7 +70,7 @@ export const manifestArgs = {
   ),
   "image-pull-policy": choiceFlag(
     { description: "How the nodes pull the image (default: the cluster's)" },
-    PULL_POLICIES,
+    IMAGE_PULL_POLICIES,
   ),
   "image-pull-secret": typed(
     { type: "string", description: "Secrets in the install namespace for pulling the image, comma-separated" },
