@@ -145,7 +145,7 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
       case "POST application/json": {
         const path = `${a.path}/${body.metadata.name}`;
         if (objects.has(path)) throw new Answer(409, `"${body.metadata.name}" already exists`, "AlreadyExists");
-        const managedFields = a.query.fieldManager ? [{ manager: a.query.fieldManager, operation: "Update" }] : [];
+        const manager = a.query.fieldManager;
         return store(path, {
           ...body,
           metadata: {
@@ -153,7 +153,7 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
             uid: `uid-${++counter}`,
             resourceVersion: String(counter),
             generation: 1,
-            ...(managedFields.length ? { managedFields } : {}),
+            ...(manager ? { managedFields: [{ manager, operation: "Update" }] } : {}),
           },
         });
       }
