@@ -1,7 +1,8 @@
 /**
  * Wires the WebApp operator as runnables of one runtime Manager (runtime/manager.ts owns the lifecycle): informers
- * for WebApps and every Deployment and Service (webAppCaches), the health/metrics servers and the event
- * recorder on every replica; the WebApp controller and the orphan collector (orphans.ts) only while leading.
+ * for WebApps and every Deployment and Service (webAppCaches), the health/metrics servers, the event recorder and
+ * the release of start-up's code pages once the first pass is over (runtime/startup-pages.ts) on every replica;
+ * the WebApp controller and the orphan collector (orphans.ts) only while leading.
  * A second controller or a webhook is one more `manager.add`.
  * - preflight first: the WebApp API must be served and listable, else OperatorError (exit 1);
  * - a lost lease is exit code 1 (the process must restart: another replica may be reconciling already);
@@ -23,6 +24,7 @@ import { createLeaderElector, type LeaderElector } from "../runtime/leader-elect
 import type { Logger } from "../runtime/logger.ts";
 import { Manager, type ManagerOutcome, type Runnable } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
+import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { startServer } from "../server/http.ts";
 import { shapeChild, shapeWebApp } from "./cache-shape.ts";
 import { createOrphanCollector } from "./orphans.ts";
@@ -97,6 +99,8 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   for (const informer of Object.values(caches)) manager.add(informer);
   for (const server of startServers(opts, Object.values(caches), metrics)) manager.add(server);
   manager.add({ description: "event recorder", start: (stop) => untilAborted(stop).then(() => recorder.flush()) });
+  const synced = () => Object.values(caches).every((c) => c.hasSynced());
+  manager.add(releaseStartupPagesWhenQuiet({ ready: synced, clock, logger: log }));
   manager.add({
     description: `controller ${CONTROLLER_NAME}`,
     needLeaderElection: true,
