@@ -34,7 +34,7 @@ import {
 
 export type { Busy, BusyRepeat, ConvergenceRun, FloorRun, Repeat } from "./_convergence-goals.ts";
 export { convergenceGoals, medianOf } from "./_convergence-goals.ts";
-function timeTable(runs: Map<number, Repeat[]>, peer: boolean, repeats: number, ctx: Context): Table {
+function timeTable(runs: Map<number, Repeat[]>, peer: boolean, ctx: Context): Table {
   const ms = (i: OperatorImpl) => (r: Repeat) => r.ops[i]?.availableMs;
   const ratio = (a: (r: Repeat) => number | undefined, b: (r: Repeat) => number | undefined) => (r: Repeat) => {
     const x = a(r);
@@ -72,7 +72,7 @@ function timeTable(runs: Map<number, Repeat[]>, peer: boolean, repeats: number, 
     return row;
   });
   return {
-    caption: `Medians over ${repeats} repeat(s) (min–max); ratios are medians of the per-repeat ratios. Operators at --concurrency ${ctx.opts.concurrency}; WebApps created by ${ctx.opts.clientConcurrency} parallel requests; floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployment + Service pairs.`,
+    caption: `Medians over the repeats (min–max, n = repeats); ratios are medians of the per-repeat ratios. Operators at --concurrency ${ctx.opts.concurrency}; WebApps created by ${ctx.opts.clientConcurrency} parallel requests; floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployment + Service pairs.`,
     head,
     rows,
   };
@@ -215,7 +215,7 @@ export function convergenceReport(
   const impls = ctx.impls;
   const peer = impls.includes("peer");
   const largest = Math.max(...runs.keys());
-  const tables: Table[] = [timeTable(runs, peer, ctx.opts.repeats, ctx)];
+  const tables: Table[] = [timeTable(runs, peer, ctx)];
   const ideal = idealTable(runs, peer);
   if (ideal) tables.push(ideal);
   if (busy) tables.push(busyTable(busy, impls));

@@ -4,6 +4,7 @@
  * them, in the same repeat, the floor: our client with the operators' concurrency applies the same N
  * Deployments and N Services directly, and the time until every Deployment is Available.
  *
+ * Repeats: --repeats at the largest N, --small-repeats (at least as many) below it.
  * Timing: t0 just before the first WebApp create; the end is the watch event after which all N
  * WebApps report Available=True (children-written: the event after which N Deployments and N
  * Services exist). Every change of the Available count is kept as a curve, and the operator's RSS is
@@ -245,15 +246,16 @@ export async function convergence(ctx: Context): Promise<Section> {
   for (const n of sizes) {
     const list: Repeat[] = [];
     runs.set(n, list);
-    for (let r = 1; r <= ctx.opts.repeats; r++) {
-      const keepsFixture = n === largest && r === ctx.opts.repeats;
+    const repeats = n === largest ? ctx.opts.repeats : Math.max(ctx.opts.repeats, ctx.opts.smallRepeats);
+    for (let r = 1; r <= repeats; r++) {
+      const keepsFixture = n === largest && r === repeats;
       const rep: Partial<Repeat> & { ops: Repeat["ops"] } = { ops: {} };
       for (const step of repeatOrder(ctx.impls, r, keepsFixture)) {
         // Each run on an empty cluster: creating a Service costs the API server more the more Services
         // exist (its ClusterIP allocator recounts them), so a run after another would pay for it.
         fresh.push(await ctx.freshCluster());
         ctx.log(
-          `convergence N=${n}, repeat ${r}/${ctx.opts.repeats}: ${step in IMPL_LABEL ? IMPL_LABEL[step as OperatorImpl] : step}`,
+          `convergence N=${n}, repeat ${r}/${repeats}: ${step in IMPL_LABEL ? IMPL_LABEL[step as OperatorImpl] : step}`,
         );
         if (step === "floor" || step === "ideal") {
           const run = step === "floor" ? await floorRun(ctx, n, timeoutFor(n)) : await idealRun(ctx, n, timeoutFor(n));
