@@ -248,6 +248,36 @@ describe("devctl webapp", () => {
     expect(await getOrUndefined(WEBAPPS, "bad-port", apps.name)).toBeUndefined();
   });
 
+  test("create --image-pull-policy sets spec.imagePullPolicy; a value not in the CRD's enum names field and flag", async () => {
+    const ok = devctl([
+      "webapp",
+      "create",
+      "pull-never",
+      "-n",
+      apps.name,
+      "--image",
+      "registry.local/web:dev",
+      "--port",
+      "80",
+      "--image-pull-policy",
+      "Never",
+    ]);
+    expect(ok.code).toBe(0);
+    const live = (await getOrUndefined(WEBAPPS, "pull-never", apps.name)) as { spec?: { imagePullPolicy?: string } };
+    expect(live?.spec?.imagePullPolicy).toBe("Never");
+    const bad = devctl(
+      ["webapp", "create", "pull-bad", "-n", apps.name, "--image", "x:1", "--port", "80"].concat([
+        "--image-pull-policy",
+        "sometimes",
+      ]),
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      'spec.imagePullPolicy (--image-pull-policy): must be one of Always, IfNotPresent, Never (got "sometimes")',
+    );
+    expect(await getOrUndefined(WEBAPPS, "pull-bad", apps.name)).toBeUndefined();
+  });
+
   test("a missing required flag is a usage error (exit 2)", () => {
     const r = devctl(["webapp", "create", "no-port", "-n", apps.name, "--image", "nginx:1.25"]);
     expect(r.code).toBe(2);

@@ -83,6 +83,21 @@ describe("credentials from the kubeconfig's user", () => {
     });
   });
 
+  test("the kubeconfig's `as` is sent with a static token, basic auth and a client certificate alike", async () => {
+    expect(await authHeadersOf(select({ token: "t", impersonateUser: "alice" }))()).toEqual({
+      Authorization: "Bearer t",
+      "Impersonate-User": "alice",
+    });
+    expect(await authHeadersOf(select({ username: "u", password: "p", impersonateUser: "alice" }))()).toEqual({
+      Authorization: `Basic ${Buffer.from("u:p").toString("base64")}`,
+      "Impersonate-User": "alice",
+    });
+    expect(await authHeadersOf(select({ certData: "c", keyData: "k", impersonateUser: "alice" }))()).toEqual({
+      "Impersonate-User": "alice",
+    });
+    expect(await authHeadersOf(select({ token: "t" }))()).toEqual({ Authorization: "Bearer t" });
+  });
+
   test("a failing exec plugin is a ConfigError naming the context and carrying the plugin's stderr", async () => {
     const script = join(dir, "fails.sh");
     writeFileSync(script, "#!/bin/sh\necho 'login required' >&2\nexit 1\n");

@@ -8,8 +8,8 @@
  * - Every other `auth-provider` (oidc, azure, gcp, an exec nested in an auth-provider) goes to client-node's
  *   KubeConfig, imported on the first request that needs it: the library's ~900 modules are not evaluated
  *   for users who do not need them (about 24 MiB of idle RSS in the compiled executable).
- * - A user with an exec plugin, a token file or an auth provider also sends `Impersonate-User` when the kubeconfig
- *   says `as` (client-node does that on its own path only); a user's static `token` wins over what they supply.
+ * - Every user sends `Impersonate-User` when the kubeconfig says `as`, whatever its credentials (kubectl's
+ *   rule; client-node applies it on its own path only); a user's static `token` wins over what a plugin supplies.
  * - Any failure is a ConfigError "getting credentials for context ... failed: <cause>".
  */
 import { readFileSync } from "node:fs";
@@ -69,7 +69,8 @@ export function sourceOf(user: User | null): Source {
 export function authHeadersOf(sel: Selected, now: () => number = Date.now): () => Promise<Headers> {
   const source = sourceOf(sel.user);
   if (source.kind === "static") {
-    const headers = source.headers;
+    const as = sel.user?.impersonateUser;
+    const headers = as != null ? { ...source.headers, "Impersonate-User": as } : source.headers;
     return async () => ({ ...headers });
   }
   const supply = supplier(source, sel, now);

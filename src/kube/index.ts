@@ -4,4 +4,3 @@ export { loadConnection, ConfigError, SERVICE_ACCOUNT_DIR, type Connection, type
 export { createTransport, type Transport } from "./transport.ts";
 export * from "./errors.ts";
 export type * from "./types.ts";
-export { makeApiClient } from "./api-client.ts";

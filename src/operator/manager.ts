@@ -16,6 +16,7 @@ import { createKubeClient } from "../kube/client.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { controllerBuilder } from "../runtime/builder.ts";
+import { StatusEchoes } from "./status-echo.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
 import type { Controller } from "../runtime/controller.ts";
 import { createEventRecorder, type EventRecorder } from "../runtime/events.ts";
@@ -181,13 +182,14 @@ function webAppController(
 ): Controller {
   const { webapps, deployments, services } = caches;
   const logger = opts.logger;
+  const echoes = new StatusEchoes(clock);
   return controllerBuilder()
-    .for(webapps, WEBAPP_RESOURCE)
+    .for(webapps, WEBAPP_RESOURCE, (e) => !echoes.isEcho(e))
     .owns(deployments)
     .owns(services)
     .build({
       name: CONTROLLER_NAME,
-      reconcile: createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger }),
+      reconcile: createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger, echoes }),
       concurrency: opts.concurrency,
       ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
       clock,

@@ -23,6 +23,8 @@
  * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
  * Except news someone may be waiting for: a status that turns Ready or Stalled True is written at once (the
  * queued pass may sit behind every other key), so only progress in between is coalesced.
+ * Every status written is told to deps.echoes, so that the update event carrying it back runs no pass
+ * (status-echo.ts): it would read what this pass read and change nothing.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
@@ -41,6 +43,7 @@ import { announceCreated, type Child, type ConvergeContext, convergeChild, FIELD
 import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { computeStatus, podProblems, statusEqual, type Problem } from "./status.ts";
+import type { StatusEchoes } from "./status-echo.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
 /** How soon a WebApp blocked by someone else's object looks again (that object is not watched). */
@@ -63,6 +66,8 @@ export interface ReconcilerDeps {
   recorder: EventRecorder;
   clock: Clock;
   logger: Logger;
+  /** Told of every status written, so that the controller can drop the echo (status-echo.ts). */
+  echoes?: StatusEchoes;
 }
 
 /** What the reconciler remembers between calls (see the contract above). */
@@ -292,6 +297,7 @@ async function writeStatus(
     if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
     throw e;
   }
+  deps.echoes?.wrote(webapp, status);
   const before = findCondition(webapp.status?.conditions, "Degraded");
   const after = findCondition(status.conditions, "Degraded");
   // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.

@@ -45,6 +45,27 @@ function setup() {
 }
 
 describe("controller builder", () => {
+  test("for() with a predicate enqueues only the events it keeps", async () => {
+    const clock = createFakeClock();
+    const seen: string[] = [];
+    const webapps = fakeSource<KubeObject>();
+    const ctrl = controllerBuilder()
+      .for(webapps, WEBAPP, (e) => e.object.metadata.name !== "dropped")
+      .build({
+        name: "webapp",
+        clock,
+        logger: recordingLogger(),
+        reconcile: async (req) => (seen.push(req.key), done()),
+        resync: false,
+      });
+    await ctrl.start();
+    webapps.emit({ type: "add", object: obj("ns", "dropped") });
+    webapps.emit({ type: "add", object: obj("ns", "kept") });
+    await clock.settle();
+    expect(seen).toEqual(["ns/kept"]);
+    await ctrl.stop();
+  });
+
   test("for() enqueues the object's own key", async () => {
     const t = setup();
     await t.ctrl.start();

@@ -4,6 +4,8 @@
  *
  *   .for(source, kind)        ≡ ctrl.watch(source, enqueueForObject())
  *                               + ctrl.resync(() => source.list().map(objectKey), resyncOptions)
+ *   .for(source, kind, keep)  ≡ the same with only the events for which keep(event) is true
+ *                               (controller-runtime's WithPredicates; resyncs are not filtered)
  *   .owns(source)             ≡ ctrl.watch(source, enqueueForOwner(kind))   // controller owner only
  *   .watches(source, mapFn)   ≡ ctrl.watch(source, enqueueMapped(mapFn))
  *   .build(options)           ≡ createController(options), then the calls above in order
@@ -14,7 +16,7 @@ import type { KubeObject } from "../kube/types.ts";
 import type { Controller, ControllerOptions, ResyncOptions } from "./controller.ts";
 import { createController } from "./controller.ts";
 import { objectKey } from "./reconcile.ts";
-import type { EventHandler, EventSource, OwnerKind } from "./source.ts";
+import type { EventHandler, EventSource, OwnerKind, SourceEvent } from "./source.ts";
 import { enqueueForObject, enqueueForOwner, enqueueMapped } from "./source.ts";
 
 export interface BuildOptions extends ControllerOptions {
@@ -25,8 +27,12 @@ export interface BuildOptions extends ControllerOptions {
 type Watch = { source: EventSource<never>; handler: (kind: OwnerKind) => EventHandler<never> };
 
 export interface ControllerBuilder {
-  /** The kind this controller reconciles. */
-  for<T extends KubeObject>(source: EventSource<T>, kind: OwnerKind): ControllerBuilder;
+  /** The kind this controller reconciles; `keep`, if given, decides which of its events are enqueued. */
+  for<T extends KubeObject>(
+    source: EventSource<T>,
+    kind: OwnerKind,
+    keep?: (e: SourceEvent<T>) => boolean,
+  ): ControllerBuilder;
   /** Child objects whose controller owner reference points at a `for` object. */
   owns<T extends KubeObject>(source: EventSource<T>): ControllerBuilder;
   /** Any other objects, mapped to keys of `for` objects. */
@@ -35,12 +41,18 @@ export interface ControllerBuilder {
 }
 
 export function controllerBuilder(): ControllerBuilder {
-  let primary: { source: EventSource<KubeObject>; kind: OwnerKind } | undefined;
+  let primary:
+    | { source: EventSource<KubeObject>; kind: OwnerKind; keep?: (e: SourceEvent<KubeObject>) => boolean }
+    | undefined;
   const watches: Watch[] = [];
   const builder: ControllerBuilder = {
-    for(source, kind) {
+    for(source, kind, keep) {
       if (primary) throw new Error("controllerBuilder: for() was already called; a controller reconciles one kind");
-      primary = { source: source as unknown as EventSource<KubeObject>, kind };
+      primary = {
+        source: source as unknown as EventSource<KubeObject>,
+        kind,
+        ...(keep ? { keep: keep as (e: SourceEvent<KubeObject>) => boolean } : {}),
+      };
       return builder;
     },
     owns(source) {
@@ -61,8 +73,9 @@ export function controllerBuilder(): ControllerBuilder {
         );
       const { resync, ...controllerOptions } = options;
       const ctrl = createController(controllerOptions);
-      const { source, kind } = primary;
-      ctrl.watch(source, enqueueForObject());
+      const { source, kind, keep } = primary;
+      const enqueue = enqueueForObject<KubeObject>();
+      ctrl.watch(source, keep ? (e, add) => keep(e) && enqueue(e, add) : enqueue);
       if (resync !== false) ctrl.resync(() => source.list().map(objectKey), resync ?? {});
       for (const w of watches) ctrl.watch(w.source, w.handler(kind));
       return ctrl;

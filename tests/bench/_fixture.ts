@@ -6,6 +6,7 @@
  * - ensureFixture() returns ctx.fixture when convergence left one of the wanted size; otherwise it
  *   builds one (an operator converges the WebApps and is stopped again; the floor objects are applied
  *   directly) and waits until every WebApp and every floor Deployment is Available. Nothing is timed.
+ * - floorFixture() adds only the floor half to a cluster whose converged WebApps a timed run left behind.
  */
 import type { Context, Fixture } from "./_context.ts";
 import {
@@ -25,6 +26,31 @@ import {
 import { fixtureSize } from "./_options.ts";
 import { createTracker } from "./_tracker.ts";
 
+const fixtureTimeout = (n: number) => 120_000 + n * 300;
+
+function applyFloorObjects(ctx: Context, names: string[], namespace: string, img: string): Promise<void> {
+  return pool(names, ctx.opts.concurrency, async (name) => {
+    const o = floorObjects(name, namespace, img);
+    await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
+    await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
+  });
+}
+
+/** A new namespace with the floor's N Deployments and Services, all Available (untimed). */
+export async function floorFixture(ctx: Context, n: number, img: string): Promise<string> {
+  const namespace = await createNamespace(ctx.kube, "fixture-floor");
+  ctx.leftovers.push(namespace);
+  const floor = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace);
+  await floor.start();
+  try {
+    await applyFloorObjects(ctx, appNames(n), namespace, img);
+    await floor.until(n, deploymentAvailable, fixtureTimeout(n), `${n} floor Deployments to be Available`);
+  } finally {
+    floor.stop();
+  }
+  return namespace;
+}
+
 export async function ensureFixture(ctx: Context): Promise<Fixture> {
   const n = fixtureSize(ctx.opts);
   if (ctx.fixture && ctx.fixture.n === n) return ctx.fixture;
@@ -43,15 +69,10 @@ export async function ensureFixture(ctx: Context): Promise<Fixture> {
     await pool(names, ctx.opts.clientConcurrency, (name) =>
       ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
     );
-    await pool(names, ctx.opts.concurrency, async (name) => {
-      const o = floorObjects(name, floorNamespace, img);
-      await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
-      await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
-    });
-    const timeout = 120_000 + n * 300;
+    await applyFloorObjects(ctx, names, floorNamespace, img);
     await Promise.all([
-      webapps.until(n, webappAvailable, timeout, `${n} fixture WebApps to be Available`),
-      floor.until(n, deploymentAvailable, timeout, `${n} floor Deployments to be Available`),
+      webapps.until(n, webappAvailable, fixtureTimeout(n), `${n} fixture WebApps to be Available`),
+      floor.until(n, deploymentAvailable, fixtureTimeout(n), `${n} floor Deployments to be Available`),
     ]);
   } finally {
     webapps.stop();

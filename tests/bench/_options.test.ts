@@ -8,6 +8,10 @@ test("without flags every scenario runs at the issue's sizes and the report goes
   expect(o.memoryLarge).toBe(10_000);
   expect(o.healTrials).toBeGreaterThanOrEqual(100);
   expect(o.out).toBe("/repo/BENCHMARKS.md");
+  // 3 repeats at the largest size, 5 below it (short runs, relatively more noise); --quick 1 of each.
+  expect([o.repeats, o.smallRepeats]).toEqual([3, 5]);
+  const q = parseOptions(["--quick", "--small-repeats", "2"], "/repo");
+  expect([q.repeats, q.smallRepeats]).toEqual([1, 2]);
 });
 
 test("--quick shrinks the sizes and writes no report file unless --out is given", () => {

@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Let the operator create the large point's children itself (slow: ~10 min for 10,000 here). */
   memoryFromScratch: boolean;
   repeats: number;
+  /** Repeats of the convergence sizes below the largest (at least `repeats`). */
+  smallRepeats: number;
   /** WebApps of the busy-machine convergence (a CPU hog beside each operator); 0: not run. */
   busyN: number;
   healTrials: number;
@@ -48,6 +50,8 @@ export const USAGE = `usage: npm run bench -- [options]   (or: bun run tests/ben
   --memory-n N         WebApps for the large memory point (default 10000; --quick 300)
   --memory-from-scratch  the operator creates the large point's Deployments and Services itself (slow; default: the bench pre-creates them)
   --repeats R          repeats per convergence and update measurement (default 3; --quick 1)
+  --small-repeats R    repeats of the convergence sizes below the largest, at least --repeats (default 5; --quick 1):
+                       their runs take seconds, so machine noise weighs more in each
   --busy-n N           WebApps of the convergence beside a CPU hog, devctl and the Go peer alternating (default 500, or the
                        largest --n if smaller; 0 without the peer; 0 leaves it out; 1000 is the issue's own setting, +4 min)
   --heal-trials T      heal trials (default 100; --quick 20)
@@ -71,6 +75,7 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
     memoryLarge: quick ? 300 : 10_000,
     memoryFromScratch: false,
     repeats: quick ? 1 : 3,
+    smallRepeats: quick ? 1 : 5,
     busyN: -1,
     healTrials: quick ? 20 : 100,
     startups: quick ? 2 : 5,
@@ -121,6 +126,9 @@ export function parseOptions(argv: readonly string[], repoRoot: string): BenchOp
         break;
       case "--repeats":
         o.repeats = int("--repeats", value(), 1);
+        break;
+      case "--small-repeats":
+        o.smallRepeats = int("--small-repeats", value(), 1);
         break;
       case "--busy-n":
         o.busyN = int("--busy-n", value(), 0);

@@ -9,6 +9,7 @@
  *   `count` objects satisfy `pred` (checked incrementally: one predicate call per event).
  *   An optional `progress(satisfied, now)` hears every change of that number (for curves over time).
  * - untilObject(name, pred): the same for one object (pred sees undefined once it is deleted).
+ * - subscribe(fn) hears every change of every object (undefined once deleted) until the returned function is called.
  * - A watch the server ends is re-opened from the last resourceVersion; a 410 re-lists. Every wait
  *   rejects after its timeout, naming what it waited for and how far it got.
  */
@@ -32,6 +33,7 @@ export interface Tracker<T extends KubeObject> {
     progress?: (satisfied: number, now: number) => void,
   ): Promise<number>;
   untilObject(name: string, pred: (o: T | undefined) => boolean, timeoutMs: number, what: string): Promise<number>;
+  subscribe(fn: (name: string, obj: T | undefined) => void): () => void;
   stop(): void;
 }
 
@@ -153,6 +155,11 @@ export function createTracker<T extends KubeObject>(
           if (n === name && pred(obj)) done(now);
         },
       }));
+    },
+    subscribe(fn) {
+      const w: Waiter<T> = { onChange: (name, obj) => fn(name, obj) };
+      waiters.add(w);
+      return () => waiters.delete(w);
     },
     stop: () => stop.abort(),
   };

@@ -1,5 +1,5 @@
 /**
- * `devctl webapp create NAME --image --port [--replicas]`: validated first with the same schema the
+ * `devctl webapp create NAME --image --port [--replicas] [--image-pull-policy]`: validated first with the same schema the
  * operator and the CRD use (a bad value is a usage error naming its field and flag, exit 2, before any
  * kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server` has the
  * API server check it (admission, schema) and store nothing.
@@ -24,6 +24,7 @@ const FLAG_OF: Record<string, string> = {
   "spec.image": "--image",
   "spec.replicas": "--replicas",
   "spec.port": "--port",
+  "spec.imagePullPolicy": "--image-pull-policy",
 };
 
 export default defineCommand({
@@ -35,7 +36,8 @@ Examples:
   devctl webapp create my-service --image myregistry/myapp:v2.1.0 --replicas 5 --port 8080
   devctl webapp create web -n team-a --image nginx:1.25 --port 80
   devctl webapp create web --image nginx:1.25 --port 80 --dry-run > web.yaml
-  devctl webapp create web --image nginx:1.25 --port 80 --dry-run=server`,
+  devctl webapp create web --image nginx:1.25 --port 80 --dry-run=server
+  devctl webapp create web --image registry.local/web:dev --port 80 --image-pull-policy Never`,
   },
   args: {
     name: {
@@ -46,6 +48,11 @@ Examples:
     image: { type: "string", required: true, description: "Container image, e.g. myregistry/myapp:v2.1.0" },
     port: { type: "string", valueHint: "int", required: true, description: "Port the container listens on (1-65535)" },
     replicas: { type: "string", valueHint: "int", description: "Number of pods (default 1)" },
+    "image-pull-policy": {
+      type: "string",
+      description:
+        "When the nodes pull the image: Always, IfNotPresent or Never (default: Kubernetes' rule for its tag)",
+    },
     "dry-run": dryRunFlag("client: print the WebApp as YAML, create nothing; server: the API server checks it"),
     ...clusterArgs,
   },
@@ -69,7 +76,13 @@ Examples:
 });
 
 /** The spec with defaults, or a UsageError listing every issue with its flag: `spec.port (--port): must be ...`. */
-function validSpec(args: { name: string; image: string; port: string; replicas?: string }): WebAppObject["spec"] {
+function validSpec(args: {
+  name: string;
+  image: string;
+  port: string;
+  replicas?: string;
+  "image-pull-policy"?: string;
+}): WebAppObject["spec"] {
   const draft: WebAppObject = {
     apiVersion: API_VERSION,
     kind: KIND,
@@ -78,6 +91,7 @@ function validSpec(args: { name: string; image: string; port: string; replicas?:
       image: args.image,
       ...(args.replicas !== undefined ? { replicas: numberish(args.replicas) } : {}),
       port: numberish(args.port),
+      ...(args["image-pull-policy"] !== undefined ? { imagePullPolicy: args["image-pull-policy"] } : {}),
     },
   };
   const parsed = parseWebApp(draft);

@@ -53,11 +53,11 @@ const ctx = {
   opts: { repeats: 3, concurrency: 4, clientConcurrency: 16 },
 } as unknown as Context;
 
-test("operators alternate between repeats, and the fixture repeat ends with the floor and then devctl", () => {
-  expect(repeatOrder(["devctl", "peer"], 1, false)).toEqual(["floor", "devctl", "peer"]);
-  expect(repeatOrder(["devctl", "peer"], 2, false)).toEqual(["floor", "peer", "devctl"]);
-  expect(repeatOrder(["devctl", "peer"], 3, true)).toEqual(["peer", "floor", "devctl"]);
-  expect(repeatOrder(["devctl"], 1, true)).toEqual(["floor", "devctl"]);
+test("operators alternate between repeats, and the fixture repeat ends with devctl, whose cluster is kept", () => {
+  expect(repeatOrder(["devctl", "peer"], 1, false)).toEqual(["floor", "ideal", "devctl", "peer"]);
+  expect(repeatOrder(["devctl", "peer"], 2, false)).toEqual(["floor", "ideal", "peer", "devctl"]);
+  expect(repeatOrder(["devctl", "peer"], 3, true)).toEqual(["floor", "ideal", "peer", "devctl"]);
+  expect(repeatOrder(["devctl"], 1, true)).toEqual(["floor", "ideal", "devctl"]);
 });
 
 test("ratios are medians of per-repeat ratios, and the goal is 0.9x the Go peer at every N", () => {
@@ -145,4 +145,23 @@ test("every run's evidence is listed with its log, and a run 1.3x slower than it
   expect(s.notes.filter((n) => n.startsWith("Outlier"))).toEqual([
     "Outlier: N=1000, repeat 1, devctl took 75.9 s, more than 1.3× the median of the others (47.1 s); its log is /tmp/ev/devctl-75900.log.",
   ]);
+});
+
+test("the ideal operator gets its own table (ideal / Go beside 0.9x Go), its CPU table and a curve in the chart", () => {
+  const withIdeal = (devctl: number, peer: number, floor: number, ideal: number): Repeat => ({
+    ...repeat(devctl, peer, floor),
+    ideal: { writtenMs: ideal / 2, availableMs: ideal, usage, namespace: "i", curve: [[ideal, 1000]] },
+  });
+  const runs = new Map([
+    [1000, [withIdeal(50_000, 48_000, 40_000, 46_000), withIdeal(52_000, 50_000, 41_000, 44_000)]],
+  ]);
+  const s = convergenceReport(ctx, runs, [], true);
+  const t = s.tables.find((x) => x.head.includes("ideal operator: all Available"));
+  // per repeat ideal / Go: 0.958, 0.88 -> median 0.92; devctl / ideal: 1.087, 1.18 -> 1.13
+  expect(t?.rows).toEqual([["1000", "45.0 s (44.0 s–46.0 s, n=2)", "1.11", "1.13", "**0.92**", "44.1 s"]]);
+  expect(s.tables.some((x) => x.caption?.startsWith("The same for the ideal operator (44.0 s wall"))).toBe(true);
+  expect(charts(runs, ["devctl", "peer"])[0]?.svg).toContain('data-name="ideal operator"');
+  // Without ideal runs there is no such table.
+  const plain = convergenceReport(ctx, new Map([[1000, [repeat(50, 40, 30)]]]), [], true);
+  expect(plain.tables.some((x) => x.head.includes("ideal operator: all Available"))).toBe(false);
 });

@@ -34,7 +34,7 @@ import {
 
 export type { Busy, BusyRepeat, ConvergenceRun, FloorRun, Repeat } from "./_convergence-goals.ts";
 export { convergenceGoals, medianOf } from "./_convergence-goals.ts";
-function timeTable(runs: Map<number, Repeat[]>, peer: boolean, repeats: number, ctx: Context): Table {
+function timeTable(runs: Map<number, Repeat[]>, peer: boolean, ctx: Context): Table {
   const ms = (i: OperatorImpl) => (r: Repeat) => r.ops[i]?.availableMs;
   const ratio = (a: (r: Repeat) => number | undefined, b: (r: Repeat) => number | undefined) => (r: Repeat) => {
     const x = a(r);
@@ -72,7 +72,45 @@ function timeTable(runs: Map<number, Repeat[]>, peer: boolean, repeats: number, 
     return row;
   });
   return {
-    caption: `Medians over ${repeats} repeat(s) (min–max); ratios are medians of the per-repeat ratios. Operators at --concurrency ${ctx.opts.concurrency}; WebApps created by ${ctx.opts.clientConcurrency} parallel requests; floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployment + Service pairs.`,
+    caption: `Medians over the repeats (min–max, n = repeats); ratios are medians of the per-repeat ratios. Operators at --concurrency ${ctx.opts.concurrency}; WebApps created by ${ctx.opts.clientConcurrency} parallel requests; floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployment + Service pairs.`,
+    head,
+    rows,
+  };
+}
+
+/** The ideal operator beside the floor, devctl and the Go peer: how much of Go's time any operator could save. */
+function idealTable(runs: Map<number, Repeat[]>, peer: boolean): Table | undefined {
+  const withIdeal = [...runs].filter(([, list]) => list.some((r) => r.ideal));
+  if (withIdeal.length === 0) return undefined;
+  const ideal = (r: Repeat) => r.ideal?.availableMs;
+  const per = (a: (r: Repeat) => number | undefined, b: (r: Repeat) => number | undefined) => (r: Repeat) => {
+    const x = a(r);
+    const y = b(r);
+    return x === undefined || y === undefined ? undefined : x / y;
+  };
+  const devctl = (r: Repeat) => r.ops.devctl?.availableMs;
+  const go = (r: Repeat) => r.ops.peer?.availableMs;
+  const head = ["N", "ideal operator: all Available", "ideal / floor", "devctl / ideal"];
+  if (peer) head.push("**ideal / Go**", "0.9× Go");
+  const rows = withIdeal.map(([n, list]) => {
+    const row = [
+      String(n),
+      spread(pick(list, ideal), fmtMs),
+      fmt(
+        medianOf(
+          list,
+          per(ideal, (r) => r.floor.availableMs),
+        ),
+        2,
+      ),
+      fmt(medianOf(list, per(devctl, ideal)), 2),
+    ];
+    if (peer) row.push(`**${fmt(medianOf(list, per(ideal, go)), 2)}**`, fmtMs(0.9 * medianOf(list, go)));
+    return row;
+  });
+  return {
+    caption:
+      "The ideal operator, in the same repeats (scenarios/_references.ts): the bench client sends only the requests an operator with devctl's children and status cannot avoid (the two child POSTs as each WebApp's create returns, one status write as its Deployment turns Available) at the same concurrency, with no operator process, cache, queue or events. It is the least time any such operator can take on this cluster; ideal / Go above 0.9 means no operator can meet the 0.9× Go goal here.",
     head,
     rows,
   };
@@ -134,6 +172,7 @@ export function charts(runs: Map<number, Repeat[]>, impls: readonly OperatorImpl
     if (!last) continue;
     const series: Series[] = impls.map((i) => ({ name: IMPL_LABEL[i], step: true, points: last.ops[i]?.curve ?? [] }));
     series.push({ name: "floor (Deployments Available)", step: true, dashed: true, points: last.floor.curve });
+    if (last.ideal) series.push({ name: "ideal operator", step: true, dashed: true, points: last.ideal.curve });
     out.push({
       file: `bench-convergence-${n}.svg`,
       alt: `WebApps Available over time, N=${n}, last repeat: ${series.map((s) => s.name).join(", ")}`,
@@ -176,7 +215,9 @@ export function convergenceReport(
   const impls = ctx.impls;
   const peer = impls.includes("peer");
   const largest = Math.max(...runs.keys());
-  const tables: Table[] = [timeTable(runs, peer, ctx.opts.repeats, ctx)];
+  const tables: Table[] = [timeTable(runs, peer, ctx)];
+  const ideal = idealTable(runs, peer);
+  if (ideal) tables.push(ideal);
   if (busy) tables.push(busyTable(busy, impls));
   tables.push(costTable(runs, impls));
   const last = runs.get(largest)?.at(-1);
@@ -196,6 +237,12 @@ export function convergenceReport(
       head: ["process", "CPU s", "cores used"],
       rows: cpuRows(last.floor.usage),
     });
+    if (last.ideal)
+      tables.push({
+        caption: `The same for the ideal operator (${fmtMs(last.ideal.availableMs)} wall; its requests are the bench client's):`,
+        head: ["process", "CPU s", "cores used"],
+        rows: cpuRows(last.ideal.usage),
+      });
     tables.push(requestTable(last, largest, impls));
   }
   tables.push(evidenceTable(runs, busy));
@@ -208,7 +255,7 @@ export function convergenceReport(
     "“Available” is the WebApp's own Available=True condition, seen on a watch: devctl sets it when the Deployment is Available and the Service exists; the Go peer (the seed's code) when readyReplicas reaches spec.replicas. The floor's is the Deployment's Available=True. All include the controller-manager creating the ReplicaSet and the Pod, the scheduler binding it and KWOK marking it Ready.",
     "Ratio devctl / floor: 1.0 would mean devctl adds nothing to what the API server and the controllers need anyway. devctl / Go below 1.0 means devctl is faster (or cheaper) than the seed's controller-runtime operator.",
     allFresh
-      ? `Every floor run and every operator run started on a new, empty local cluster, except devctl's last run at N=${largest}, which shares its cluster with the floor run before it and leaves the fixture for the later scenarios. The operators alternate: odd repeats devctl first, even repeats the Go peer first.`
+      ? `Every floor run and every operator run started on a new, empty local cluster. The operators alternate (odd repeats devctl first, even repeats the Go peer first), except in the last repeat at N=${largest}: there devctl runs last, and its cluster, with the floor's objects added after the timed run, is the fixture of the later scenarios.`
       : "The cluster could not be replaced between runs (it is not one this run started), so every run uses new namespaces beside the old ones and the cluster grows during the run; creating Services gets slower as their number grows (see the analysis).",
   );
   const headline = [...runs]

@@ -4,6 +4,7 @@
  * them, in the same repeat, the floor: our client with the operators' concurrency applies the same N
  * Deployments and N Services directly, and the time until every Deployment is Available.
  *
+ * Repeats: --repeats at the largest N, --small-repeats (at least as many) below it.
  * Timing: t0 just before the first WebApp create; the end is the watch event after which all N
  * WebApps report Available=True (children-written: the event after which N Deployments and N
  * Services exist). Every change of the Available count is kept as a curve, and the operator's RSS is
@@ -13,8 +14,9 @@
  * Where the cluster is one this run started, every run gets a new empty cluster (see freshCluster):
  * Service creation slows down as Services accumulate, so runs must not inherit each other's objects.
  * The operators alternate (odd repeats devctl first, even ones the peer first), except in the last
- * repeat of the largest N, where devctl runs last and shares its cluster with the floor run before
- * it, which is kept as the shared fixture. With --profile, one extra untimed devctl run under
+ * repeat of the largest N, where devctl runs last: its cluster is kept as the shared fixture, and the
+ * floor's objects are added to it only after its timed run (floorFixture, untimed), so every timed
+ * run still starts on an empty cluster. With --profile, one extra untimed devctl run under
  * `bun --cpu-prof-md --heap-prof-md` comes first.
  * Busy machine (--busy-n, default the largest N with the peer): before the quiet runs, `repeats` pairs
  * of devctl and the Go peer alternating, each on a fresh cluster with one CPU hog (_hog.ts) started
@@ -27,12 +29,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Context, Section, Table } from "../_context.ts";
 import {
-  applyFloor,
   appNames,
   createNamespace,
   DEPLOYMENT_RESOURCE,
-  deploymentAvailable,
-  floorObjects,
   image,
   pool,
   SERVICE_RESOURCE,
@@ -41,6 +40,8 @@ import {
   webappObject,
 } from "../_kube.ts";
 import { describeEvidence, outliers, startRecorder } from "../_evidence.ts";
+import { floorFixture } from "../_fixture.ts";
+import { floorRun, idealRun } from "./_references.ts";
 import { type Hog, startHog } from "../_hog.ts";
 import { IMPL_LABEL, type OperatorImpl, requestsByMethod } from "../_operator.ts";
 import { hotFunctions, latestProfile } from "../_profile.ts";
@@ -159,37 +160,6 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
   }
 }
 
-async function floorRun(ctx: Context, n: number): Promise<FloorRun> {
-  const namespace = await createNamespace(ctx.kube, `floor${n}`);
-  ctx.leftovers.push(namespace);
-  const img = image("v1");
-  const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace);
-  const curve: [number, number][] = [];
-  try {
-    await deployments.start();
-    await ctx.settle();
-    const meter = await ctx.meter({});
-    const t0 = performance.now();
-    const avail = deployments.until(
-      n,
-      deploymentAvailable,
-      timeoutFor(n),
-      `${n} floor Deployments to be Available`,
-      (k, now) => curve.push([now - t0, k]),
-    );
-    await pool(appNames(n), ctx.opts.concurrency, async (name) => {
-      const o = floorObjects(name, namespace, img);
-      await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
-      await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
-    });
-    const writtenMs = performance.now() - t0;
-    const availableMs = (await avail) - t0;
-    return { writtenMs, availableMs, usage: meter.read(), namespace, curve };
-  } finally {
-    deployments.stop();
-  }
-}
-
 async function profileRun(ctx: Context, n: number): Promise<Table[]> {
   const dir = `${tmpdir()}/devctl-bench-profile`;
   rmSync(dir, { recursive: true, force: true });
@@ -212,14 +182,14 @@ async function profileRun(ctx: Context, n: number): Promise<Table[]> {
   ];
 }
 
-/** The order of one repeat: operators alternate; the fixture repeat ends with the floor, then devctl on its cluster. */
+/** The order of one repeat: the floor, the ideal operator, then the operators alternating; the fixture repeat ends with devctl. */
 export function repeatOrder(
   impls: readonly OperatorImpl[],
   r: number,
   keepsFixture: boolean,
-): ("floor" | OperatorImpl)[] {
-  if (keepsFixture) return [...impls.filter((i) => i !== "devctl"), "floor", "devctl"];
-  return ["floor", ...(r % 2 === 1 ? impls : [...impls].reverse())];
+): ("floor" | "ideal" | OperatorImpl)[] {
+  if (keepsFixture) return ["floor", "ideal", ...impls.filter((i) => i !== "devctl"), "devctl"];
+  return ["floor", "ideal", ...(r % 2 === 1 ? impls : [...impls].reverse())];
 }
 
 /** A measured operator run, logged with its evidence. */
@@ -276,32 +246,35 @@ export async function convergence(ctx: Context): Promise<Section> {
   for (const n of sizes) {
     const list: Repeat[] = [];
     runs.set(n, list);
-    for (let r = 1; r <= ctx.opts.repeats; r++) {
-      const keepsFixture = n === largest && r === ctx.opts.repeats;
+    const repeats = n === largest ? ctx.opts.repeats : Math.max(ctx.opts.repeats, ctx.opts.smallRepeats);
+    for (let r = 1; r <= repeats; r++) {
+      const keepsFixture = n === largest && r === repeats;
       const rep: Partial<Repeat> & { ops: Repeat["ops"] } = { ops: {} };
-      let previous: string | undefined;
       for (const step of repeatOrder(ctx.impls, r, keepsFixture)) {
-        // Each run on an empty cluster where possible: creating a Service costs the API server more the
-        // more Services exist (its ClusterIP allocator recounts them), so a run after another would pay for it.
-        if (!(keepsFixture && step === "devctl" && previous === "floor")) fresh.push(await ctx.freshCluster());
-        previous = step;
+        // Each run on an empty cluster: creating a Service costs the API server more the more Services
+        // exist (its ClusterIP allocator recounts them), so a run after another would pay for it.
+        fresh.push(await ctx.freshCluster());
         ctx.log(
-          `convergence N=${n}, repeat ${r}/${ctx.opts.repeats}: ${step === "floor" ? "floor" : IMPL_LABEL[step]}`,
+          `convergence N=${n}, repeat ${r}/${repeats}: ${step in IMPL_LABEL ? IMPL_LABEL[step as OperatorImpl] : step}`,
         );
-        if (step === "floor") {
-          rep.floor = await floorRun(ctx, n);
-          ctx.log(
-            `  floor: written after ${fmtMs(rep.floor.writtenMs)}, all Available after ${fmtMs(rep.floor.availableMs)}`,
-          );
+        if (step === "floor" || step === "ideal") {
+          const run = step === "floor" ? await floorRun(ctx, n, timeoutFor(n)) : await idealRun(ctx, n, timeoutFor(n));
+          rep[step] = run;
+          ctx.log(`  ${step}: written after ${fmtMs(run.writtenMs)}, all Available after ${fmtMs(run.availableMs)}`);
           continue;
         }
         rep.ops[step] = await measured(ctx, { n, impl: step, label: `conv${n}-r${r}` });
       }
       const floor = rep.floor as FloorRun;
-      list.push({ floor, ops: rep.ops });
+      list.push({ floor, ops: rep.ops, ...(rep.ideal ? { ideal: rep.ideal } : {}) });
       const devctl = rep.ops.devctl;
-      if (keepsFixture && devctl)
-        ctx.fixture = { namespace: devctl.namespace, floorNamespace: floor.namespace, n, image: image("v1") };
+      if (keepsFixture && devctl) {
+        ctx.log(
+          `  keeping devctl's ${n} WebApps as the shared fixture; adding the floor's objects beside them (untimed)`,
+        );
+        const floorNamespace = await floorFixture(ctx, n, image("v1"));
+        ctx.fixture = { namespace: devctl.namespace, floorNamespace, n, image: image("v1") };
+      }
     }
     warnOutliers(ctx, `N=${n}`, list);
   }

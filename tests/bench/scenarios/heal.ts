@@ -5,6 +5,8 @@
  * Timing: t0 just before the DELETE is sent; the end is the watch event that shows the new Deployment.
  * Each trial uses the next WebApp of the fixture, and the next trial starts once that WebApp is
  * Available again (also reported: delete -> Available), so trials do not overlap.
+ * Also reported: the operator's API requests per trial by method (its rest_client_requests_total, scraped before
+ * the first trial and after the last), which shows what each operator sends between the delete and the heal.
  * Floor: our client deletes a floor Deployment and applies it again at once, timed the same way:
  * what two API round trips and a watch event cost here, with no operator in between. The floor runs only
  * where ctx.measuresFloor (once per run: not again for the Go peer, see _compare.ts).
@@ -12,7 +14,7 @@
 import type { Context, Section } from "../_context.ts";
 import { ensureFixture } from "../_fixture.ts";
 import { applyFloor, appName, DEPLOYMENT_RESOURCE, floorObjects, WEBAPP_RESOURCE, webappAvailable } from "../_kube.ts";
-import { IMPL_LABEL, total } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, total } from "../_operator.ts";
 import { fmtMs, median, percentile } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 import { deploymentName } from "../../../src/operator/desired.ts";
@@ -57,6 +59,12 @@ async function healFloor(ctx: Context, floor: number[]): Promise<void> {
   }
 }
 
+/** Requests per method counted between two scrapes (methods seen in either), sorted by method. */
+export function requestsSince(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const methods = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return Object.fromEntries(methods.map((m) => [m, (after[m] ?? 0) - (before[m] ?? 0)]));
+}
+
 export async function heal(ctx: Context): Promise<Section> {
   const fx = await ensureFixture(ctx);
   const trials = ctx.opts.healTrials;
@@ -68,6 +76,8 @@ export async function heal(ctx: Context): Promise<Section> {
   const floor: number[] = [];
   /** WebApps not Available again within RECOVERY_TIMEOUT_MS of their trial. */
   const stuck: string[] = [];
+  /** The operator's requests by method over all trials (scrape after the last minus scrape before the first). */
+  let requests: Record<string, number> = {};
   try {
     await op.waitReady();
     await Promise.all([deployments.start(), webapps.start()]);
@@ -76,6 +86,7 @@ export async function heal(ctx: Context): Promise<Section> {
       await Bun.sleep(100);
     await ctx.settle();
     ctx.log(`heal: ${trials} trials, each deleting the Deployment of another converged WebApp`);
+    const before = requestsByMethod(await op.scrape());
     for (let i = 0; i < trials; i++) {
       const name = appName(i % fx.n);
       const dep = deploymentName(name);
@@ -110,6 +121,7 @@ export async function heal(ctx: Context): Promise<Section> {
       if ((i + 1) % 20 === 0)
         ctx.log(`  ${i + 1}/${trials}: median ${fmtMs(median(heals))}, max ${fmtMs(Math.max(...heals))}`);
     }
+    requests = requestsSince(before, requestsByMethod(await op.scrape()));
   } finally {
     deployments.stop();
     webapps.stop();
@@ -143,6 +155,13 @@ export async function heal(ctx: Context): Promise<Section> {
           row(`${IMPL_LABEL[op.impl]}: Deployment exists again`, heals),
           row("floor: client deletes and re-applies it", floor),
           row(`${IMPL_LABEL[op.impl]}: WebApp Available again`, recoveries),
+        ],
+      },
+      {
+        caption: `API requests the operator sent per trial, by method (its rest_client_requests_total over the ${heals.length} trials).`,
+        head: ["operator", ...Object.keys(requests)],
+        rows: [
+          [IMPL_LABEL[op.impl], ...Object.values(requests).map((n) => (n / Math.max(1, heals.length)).toFixed(2))],
         ],
       },
     ],

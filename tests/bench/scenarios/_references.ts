@@ -1,0 +1,175 @@
+/**
+ * The two references an operator run is compared with, each on its own empty cluster.
+ *
+ * The floor: our client applies the same Deployments and Services server-side, at the operators'
+ * concurrency, with no WebApps; the end is the event after which all N Deployments are Available.
+ *
+ * The ideal operator: what any operator with devctl's children and status costs the cluster at the least.
+ * The bench client itself does, for N new WebApps, only the requests an operator cannot avoid: one POST each
+ * for the Deployment and the Service (the operator's own builders, owner references included) as soon as
+ * the WebApp's create returns, and one status write (devctl's computeStatus, a merge patch of the status
+ * subresource) as soon as the Deployment is Available, ahead of any child create still waiting. No cache of its own, no queue depth, no events, no
+ * reconcile passes; the same --concurrency for its requests as the operators' workers, the same WebApp
+ * creates (--client-concurrency) and the same three watches of the bench as an operator run.
+ *
+ * Properties:
+ * - Timing as for the operators: t0 just before the first WebApp create; the end is the watch event after
+ *   which all N WebApps report Available=True (writtenMs: the last child POST answered).
+ * - Its time is a lower bound for devctl's on the same cluster: devctl sends the same writes plus its watches,
+ *   events and its own CPU. If the ideal operator is not 0.9x the Go peer's time, no operator can be.
+ */
+import { parseWebApp } from "../../../src/api/parse.ts";
+import { DEPLOYMENT_SUFFIX, type WebAppObject } from "../../../src/api/webapp.ts";
+import type { KubeObject } from "../../../src/kube/types.ts";
+import { deploymentName, desiredDeployment, desiredService } from "../../../src/operator/desired.ts";
+import { FIELD_MANAGER } from "../../../src/operator/reconciler.ts";
+import { computeStatus } from "../../../src/operator/status.ts";
+import type { Context } from "../_context.ts";
+import {
+  applyFloor,
+  appNames,
+  createNamespace,
+  DEPLOYMENT_RESOURCE,
+  deploymentAvailable,
+  floorObjects,
+  image,
+  pool,
+  SERVICE_RESOURCE,
+  WEBAPP_RESOURCE,
+  webappAvailable,
+  webappObject,
+} from "../_kube.ts";
+import { createTracker } from "../_tracker.ts";
+import type { FloorRun } from "./_convergence-goals.ts";
+
+/**
+ * Jobs run by `workers` concurrent loops, urgent ones first (a status write ends a WebApp's wait; a child
+ * create for a later WebApp can wait for it), FIFO within each; close() ends them once both are empty.
+ */
+function workQueue(workers: number) {
+  const urgent: (() => Promise<unknown>)[] = [];
+  const normal: (() => Promise<unknown>)[] = [];
+  const idle: (() => void)[] = [];
+  let closed = false;
+  let failed: unknown;
+  const loops = Array.from({ length: workers }, async () => {
+    for (;;) {
+      const job = urgent.shift() ?? normal.shift();
+      if (job) {
+        await job().catch((e) => {
+          failed ??= e;
+        });
+      } else if (closed) return;
+      else await new Promise<void>((r) => idle.push(r));
+    }
+  });
+  return {
+    push(job: () => Promise<unknown>, first = false) {
+      (first ? urgent : normal).push(job);
+      idle.shift()?.();
+    },
+    async close() {
+      closed = true;
+      for (const wake of idle.splice(0)) wake();
+      await Promise.all(loops);
+      if (failed) throw failed;
+    },
+  };
+}
+
+/** The floor: our client applies the N Deployments and Services itself (no WebApps); the end is all Deployments Available. */
+export async function floorRun(ctx: Context, n: number, timeoutMs: number): Promise<FloorRun> {
+  const namespace = await createNamespace(ctx.kube, `floor${n}`);
+  ctx.leftovers.push(namespace);
+  const img = image("v1");
+  const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace);
+  const curve: [number, number][] = [];
+  try {
+    await deployments.start();
+    await ctx.settle();
+    const meter = await ctx.meter({});
+    const t0 = performance.now();
+    const avail = deployments.until(
+      n,
+      deploymentAvailable,
+      timeoutMs,
+      `${n} floor Deployments to be Available`,
+      (k, now) => curve.push([now - t0, k]),
+    );
+    await pool(appNames(n), ctx.opts.concurrency, async (name) => {
+      const o = floorObjects(name, namespace, img);
+      await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
+      await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
+    });
+    const writtenMs = performance.now() - t0;
+    const availableMs = (await avail) - t0;
+    return { writtenMs, availableMs, usage: meter.read(), namespace, curve };
+  } finally {
+    deployments.stop();
+  }
+}
+
+/** The ideal operator (see the contract above). */
+export async function idealRun(ctx: Context, n: number, timeoutMs: number): Promise<FloorRun> {
+  const namespace = await createNamespace(ctx.kube, `ideal${n}`);
+  ctx.leftovers.push(namespace);
+  const img = image("v1");
+  const webapps = createTracker(ctx.kube, WEBAPP_RESOURCE, namespace);
+  const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace);
+  const services = createTracker(ctx.kube, SERVICE_RESOURCE, namespace);
+  const curve: [number, number][] = [];
+  const created = new Map<string, { webapp: WebAppObject; service?: KubeObject }>();
+  const statusWritten = new Set<string>();
+  const queue = workQueue(ctx.opts.concurrency);
+  let unsubscribe = () => {};
+  try {
+    await Promise.all([webapps.start(), deployments.start(), services.start()]);
+    await ctx.settle();
+    const meter = await ctx.meter({});
+    const writeStatus = (name: string, dep: KubeObject) => {
+      const own = created.get(name);
+      if (!own?.service || statusWritten.has(name) || !deploymentAvailable(dep)) return;
+      statusWritten.add(name);
+      const status = computeStatus(own.webapp, dep, own.service, [], Date.now());
+      const write = () =>
+        ctx.kube.patch(WEBAPP_RESOURCE, name, namespace, { status }, "merge", {
+          subresource: "status",
+          fieldManager: FIELD_MANAGER,
+          discardResponse: true,
+        });
+      queue.push(write, true);
+    };
+    unsubscribe = deployments.subscribe((dep, obj) => {
+      if (obj) writeStatus(dep.slice(0, -DEPLOYMENT_SUFFIX.length), obj);
+    });
+    let writtenAt = 0;
+    const t0 = performance.now();
+    const avail = webapps.until(n, webappAvailable, timeoutMs, `${n} ideal WebApps to be Available`, (k, now) =>
+      curve.push([now - t0, k]),
+    );
+    await pool(appNames(n), ctx.opts.clientConcurrency, async (name) => {
+      const webapp = (await ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img))) as WebAppObject;
+      const parsed = parseWebApp(webapp);
+      if (!parsed.ok) throw new Error(`the API server returned an invalid WebApp ${name}`);
+      created.set(name, { webapp });
+      queue.push(async () => {
+        const opts = { fieldManager: FIELD_MANAGER };
+        const [, service] = await Promise.all([
+          ctx.kube.create(DEPLOYMENT_RESOURCE, desiredDeployment(parsed.webapp) as KubeObject, opts),
+          ctx.kube.create(SERVICE_RESOURCE, desiredService(parsed.webapp) as KubeObject, opts),
+        ]);
+        created.set(name, { webapp, service });
+        writtenAt = performance.now();
+        const dep = deployments.get(deploymentName(name));
+        if (dep) writeStatus(name, dep);
+      });
+    });
+    const availableMs = (await avail) - t0;
+    const usage = meter.read();
+    await queue.close();
+    return { writtenMs: writtenAt - t0, availableMs, usage, namespace, curve };
+  } finally {
+    unsubscribe();
+    for (const t of [webapps, deployments, services]) t.stop();
+  }
+}
