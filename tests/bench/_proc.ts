@@ -33,6 +33,17 @@ export function rssBytes(pid: number): number | undefined {
   }
 }
 
+/** VmRSS and its anonymous part (RssAnon: not backed by a file, so not reclaimable without swap), in bytes. */
+export function residentOf(pid: number): { rss: number; anon: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rss: kb("VmRSS") * 1024, anon: kb("RssAnon") * 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
 export function machineCpu(): { busy: number; total: number } {
   const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
   const v = line.trim().split(/\s+/).slice(1).map(Number);

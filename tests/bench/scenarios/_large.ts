@@ -34,6 +34,7 @@ import {
   webappObject,
 } from "../_kube.ts";
 import { type BenchOperator, type OperatorImpl, requestsByMethod, total } from "../_operator.ts";
+import { residentOf } from "../_proc.ts";
 import { fmtMiB, fmtMs } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 
@@ -61,13 +62,13 @@ export async function freshRss(
   namespace: string,
   n: number,
   impl: OperatorImpl = "devctl",
-): Promise<{ rss: number; readyMs: number; passed: boolean }> {
+): Promise<{ rss: number; anon: number; readyMs: number; passed: boolean }> {
   const op = await ctx.operator(namespace, [], { impl });
   try {
     const readyMs = await op.waitReady(120_000);
     const passed = n === 0 || (await reconciledAll(op, n, 60_000 + n * 20));
     await Bun.sleep(5000);
-    return { rss: op.rssBytes() ?? Number.NaN, readyMs, passed };
+    return { rss: op.rssBytes() ?? Number.NaN, anon: residentOf(op.pid)?.anon ?? Number.NaN, readyMs, passed };
   } finally {
     await op.stop();
   }
@@ -83,8 +84,8 @@ export interface LargePoint {
   firstPass: { posts: number; patches: number };
   peak: number;
   drained: number;
-  fresh: { rss: number; readyMs: number; passed: boolean };
-  peerFresh?: { rss: number; readyMs: number; passed: boolean };
+  fresh: { rss: number; anon: number; readyMs: number; passed: boolean };
+  peerFresh?: { rss: number; anon: number; readyMs: number; passed: boolean };
 }
 
 async function quotaNamespace(ctx: Context, n: number): Promise<string> {
