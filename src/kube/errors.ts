@@ -39,6 +39,7 @@ export const isConflict = (e: unknown): boolean => e instanceof KubeError && e.r
 export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeError && e.reason === "AlreadyExists";
 export const isGone = (e: unknown): boolean => e instanceof KubeError && e.reason === "Gone";
 export const isForbidden = (e: unknown): boolean => e instanceof KubeError && e.reason === "Forbidden";
+export const isInvalid = (e: unknown): boolean => e instanceof KubeError && e.reason === "Invalid";
 
 /** What the request was, so a message can name it. */
 export interface RequestDescription {

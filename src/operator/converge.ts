@@ -17,13 +17,13 @@
  *   all the children created in one pass (announceCreated).
  */
 import type { WebApp } from "../api/webapp.ts";
-import { isForbidden, isNotFound } from "../kube/errors.ts";
+import { isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply } from "./diff.ts";
-import { ownershipHandover } from "./ownership.ts";
+import { type HandoverOp, ownershipHandover } from "./ownership.ts";
 import { type Problem, resourceExistsProblem } from "./status.ts";
 
 export const FIELD_MANAGER = "webapp-operator";
@@ -173,11 +173,7 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
   const check = needsApply(child.desired, live);
   if (!check.changed) return { kind: "converged", live };
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
-  const handover = check.reshaped ? ownershipHandover(live, FIELD_MANAGER) : undefined;
-  if (handover) {
-    await ctx.client.patch(child.rt, name, namespace, handover, "json", { signal: ctx.signal, discardResponse: true });
-    ctx.logger.debug(`handed the fields our create of ${child.kind} ${namespace}/${name} set over to apply`);
-  }
+  if (check.reshaped) await handOver(ctx, child, live);
   const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
   const applied = await ctx.client.apply<KubeObject>(child.rt, intent, {
     fieldManager: FIELD_MANAGER,
@@ -193,6 +189,29 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
     ctx.recorder.event(ctx.webapp, "Normal", REASON.updated, message);
   }
   return { kind: "converged", live: applied, wrote: "updated" };
+}
+
+/**
+ * The ownership handover (ownership.ts) of a child about to be reshaped. Its patch tests the managedFields entry it
+ * changes, so a cache behind the object (someone wrote it since and their entry moved ours) gets a 422: then the
+ * object is read once and the handover computed again from what the API server holds. A second 422 is an error,
+ * retried by the controller.
+ */
+async function handOver(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<void> {
+  const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
+  const send = (patch: HandoverOp[]) =>
+    ctx.client.patch(child.rt, name, namespace, patch, "json", { signal: ctx.signal, discardResponse: true });
+  const patch = ownershipHandover(live, FIELD_MANAGER);
+  if (!patch) return;
+  try {
+    await send(patch);
+  } catch (e) {
+    if (!isInvalid(e)) throw e;
+    const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
+    const again = ownershipHandover(fresh, FIELD_MANAGER);
+    if (again) await send(again);
+  }
+  ctx.logger.debug(`handed the fields our create of ${child.kind} ${namespace}/${name} set over to apply`);
 }
 
 function failedProblem(child: Child, e: unknown): Problem {

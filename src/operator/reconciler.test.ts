@@ -348,6 +348,32 @@ describe("a child we created (the create recorded its fields under an Update ent
     });
   });
 
+  test("a cache behind the object (someone's entry now precedes ours): one GET, the handover again, then the apply", async () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    // kubectl edited the Deployment since: its entry comes first on the API server; the cache has not seen it.
+    const ours = dep.metadata.managedFields ?? [];
+    w.api.put(DEPLOYMENT_RESOURCE, {
+      ...dep,
+      metadata: { ...dep.metadata, managedFields: [{ manager: "kubectl-edit", operation: "Update" }, ...ours] },
+    });
+    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    await w.reconcile();
+    expect(depWrites(w)).toEqual([
+      "PATCH application/json-patch+json", // tests index 0: someone else's entry, a 422
+      "PATCH application/json-patch+json", // from the fresh GET: index 1
+      `PATCH ${APPLY}`,
+    ]);
+    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(1);
+    const live = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
+    expect(
+      live?.metadata.managedFields?.map(
+        (e) => `${(e as { manager?: string }).manager}/${(e as { operation?: string }).operation}`,
+      ),
+    ).toContain("kubectl-edit/Update");
+  });
+
   test("changed in place (a new image): applied at once, no handover needed", async () => {
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
