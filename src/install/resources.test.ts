@@ -54,8 +54,8 @@ describe("the operator's memory", () => {
     expect(quantityBytes(want.request)!).toBeGreaterThanOrEqual(measured.steadyMiB * 2 ** 20);
   });
 
-  test("at today's figures that is a 192Mi request and a 256Mi limit", () => {
-    expect(DEFAULT_MEMORY).toEqual({ request: "192Mi", limit: "256Mi" });
+  test("at today's figures that is a 224Mi request and a 384Mi limit", () => {
+    expect(DEFAULT_MEMORY).toEqual({ request: "224Mi", limit: "384Mi" });
   });
 
   test("users set their own request and limit", () => {
@@ -86,8 +86,8 @@ describe("the operator's memory", () => {
     expect(memoryProblem(containerResources({ request: "1Gi", limit: "512Mi" }))).toBe(
       "memory request 1Gi is above the limit 512Mi; Kubernetes refuses that",
     );
-    expect(memoryProblem(containerResources({ request: "32Mi", limit: "48Mi" }))).toContain(
-      "memory limit 48Mi is below the operator's idle footprint (56.6 MiB",
+    expect(memoryProblem(containerResources({ request: "16Mi", limit: "32Mi" }))).toContain(
+      "memory limit 32Mi is below the operator's idle footprint (38.9 MiB",
     );
     expect(memoryProblem(containerResources({ limit: "lots" }))).toContain('memory limit "lots" is not a quantity');
     expect(memoryProblem(containerResources({ request: "1Gi", limit: "2G" }))).toBeUndefined();

@@ -14,7 +14,7 @@
  */
 
 /** BENCHMARKS.md of 2026-11-29, section 3: RSS of dist/devctl, in MiB. */
-export const MEASURED = { webapps: 10_000, idleMiB: 56.6, steadyMiB: 183.9, peakMiB: 184.7 } as const;
+export const MEASURED = { webapps: 10_000, idleMiB: 38.9, steadyMiB: 202.3, peakMiB: 280.1 } as const;
 export const PEAK_HEADROOM = 1.25;
 export const REQUEST_STEP_MIB = 32;
 export const LIMIT_STEP_MIB = 64;

@@ -43,8 +43,8 @@ export interface FloorRun {
 
 export interface Repeat {
   floor: FloorRun;
-  /** The ideal operator (_references.ts), when it ran. */
-  ideal?: FloorRun;
+  /** The minimal operator (_references.ts), when it ran. */
+  minimal?: FloorRun;
   ops: Partial<Record<OperatorImpl, ConvergenceRun>>;
 }
 

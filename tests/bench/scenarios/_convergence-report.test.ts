@@ -54,10 +54,10 @@ const ctx = {
 } as unknown as Context;
 
 test("operators alternate between repeats, and the fixture repeat ends with devctl, whose cluster is kept", () => {
-  expect(repeatOrder(["devctl", "peer"], 1, false)).toEqual(["floor", "ideal", "devctl", "peer"]);
-  expect(repeatOrder(["devctl", "peer"], 2, false)).toEqual(["floor", "ideal", "peer", "devctl"]);
-  expect(repeatOrder(["devctl", "peer"], 3, true)).toEqual(["floor", "ideal", "peer", "devctl"]);
-  expect(repeatOrder(["devctl"], 1, true)).toEqual(["floor", "ideal", "devctl"]);
+  expect(repeatOrder(["devctl", "peer"], 1, false)).toEqual(["floor", "minimal", "devctl", "peer"]);
+  expect(repeatOrder(["devctl", "peer"], 2, false)).toEqual(["floor", "minimal", "peer", "devctl"]);
+  expect(repeatOrder(["devctl", "peer"], 3, true)).toEqual(["floor", "minimal", "peer", "devctl"]);
+  expect(repeatOrder(["devctl"], 1, true)).toEqual(["floor", "minimal", "devctl"]);
 });
 
 test("ratios are medians of per-repeat ratios, and the goal is 0.9x the Go peer at every N", () => {
@@ -147,21 +147,21 @@ test("every run's evidence is listed with its log, and a run 1.3x slower than it
   ]);
 });
 
-test("the ideal operator gets its own table (ideal / Go beside 0.9x Go), its CPU table and a curve in the chart", () => {
-  const withIdeal = (devctl: number, peer: number, floor: number, ideal: number): Repeat => ({
+test("the minimal operator gets its own table (minimal / Go beside 0.9x Go), its CPU table and a curve in the chart", () => {
+  const withMinimal = (devctl: number, peer: number, floor: number, minimal: number): Repeat => ({
     ...repeat(devctl, peer, floor),
-    ideal: { writtenMs: ideal / 2, availableMs: ideal, usage, namespace: "i", curve: [[ideal, 1000]] },
+    minimal: { writtenMs: minimal / 2, availableMs: minimal, usage, namespace: "i", curve: [[minimal, 1000]] },
   });
   const runs = new Map([
-    [1000, [withIdeal(50_000, 48_000, 40_000, 46_000), withIdeal(52_000, 50_000, 41_000, 44_000)]],
+    [1000, [withMinimal(50_000, 48_000, 40_000, 46_000), withMinimal(52_000, 50_000, 41_000, 44_000)]],
   ]);
   const s = convergenceReport(ctx, runs, [], true);
-  const t = s.tables.find((x) => x.head.includes("ideal operator: all Available"));
-  // per repeat ideal / Go: 0.958, 0.88 -> median 0.92; devctl / ideal: 1.087, 1.18 -> 1.13
+  const t = s.tables.find((x) => x.head.includes("minimal operator: all Available"));
+  // per repeat minimal / Go: 0.958, 0.88 -> median 0.92; devctl / minimal: 1.087, 1.18 -> 1.13
   expect(t?.rows).toEqual([["1000", "45.0 s (44.0 s–46.0 s, n=2)", "1.11", "1.13", "**0.92**", "44.1 s"]]);
-  expect(s.tables.some((x) => x.caption?.startsWith("The same for the ideal operator (44.0 s wall"))).toBe(true);
-  expect(charts(runs, ["devctl", "peer"])[0]?.svg).toContain('data-name="ideal operator"');
-  // Without ideal runs there is no such table.
+  expect(s.tables.some((x) => x.caption?.startsWith("The same for the minimal operator (44.0 s wall"))).toBe(true);
+  expect(charts(runs, ["devctl", "peer"])[0]?.svg).toContain('data-name="minimal operator"');
+  // Without minimal runs there is no such table.
   const plain = convergenceReport(ctx, new Map([[1000, [repeat(50, 40, 30)]]]), [], true);
-  expect(plain.tables.some((x) => x.head.includes("ideal operator: all Available"))).toBe(false);
+  expect(plain.tables.some((x) => x.head.includes("minimal operator: all Available"))).toBe(false);
 });

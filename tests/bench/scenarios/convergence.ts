@@ -41,7 +41,7 @@ import {
 } from "../_kube.ts";
 import { describeEvidence, outliers, startRecorder } from "../_evidence.ts";
 import { floorFixture } from "../_fixture.ts";
-import { floorRun, idealRun } from "./_references.ts";
+import { floorRun, minimalRun } from "./_references.ts";
 import { type Hog, startHog } from "../_hog.ts";
 import { IMPL_LABEL, type OperatorImpl, requestsByMethod } from "../_operator.ts";
 import { hotFunctions, latestProfile } from "../_profile.ts";
@@ -182,14 +182,14 @@ async function profileRun(ctx: Context, n: number): Promise<Table[]> {
   ];
 }
 
-/** The order of one repeat: the floor, the ideal operator, then the operators alternating; the fixture repeat ends with devctl. */
+/** The order of one repeat: the floor, the minimal operator, then the operators alternating; the fixture repeat ends with devctl. */
 export function repeatOrder(
   impls: readonly OperatorImpl[],
   r: number,
   keepsFixture: boolean,
-): ("floor" | "ideal" | OperatorImpl)[] {
-  if (keepsFixture) return ["floor", "ideal", ...impls.filter((i) => i !== "devctl"), "devctl"];
-  return ["floor", "ideal", ...(r % 2 === 1 ? impls : [...impls].reverse())];
+): ("floor" | "minimal" | OperatorImpl)[] {
+  if (keepsFixture) return ["floor", "minimal", ...impls.filter((i) => i !== "devctl"), "devctl"];
+  return ["floor", "minimal", ...(r % 2 === 1 ? impls : [...impls].reverse())];
 }
 
 /** A measured operator run, logged with its evidence. */
@@ -257,8 +257,9 @@ export async function convergence(ctx: Context): Promise<Section> {
         ctx.log(
           `convergence N=${n}, repeat ${r}/${repeats}: ${step in IMPL_LABEL ? IMPL_LABEL[step as OperatorImpl] : step}`,
         );
-        if (step === "floor" || step === "ideal") {
-          const run = step === "floor" ? await floorRun(ctx, n, timeoutFor(n)) : await idealRun(ctx, n, timeoutFor(n));
+        if (step === "floor" || step === "minimal") {
+          const run =
+            step === "floor" ? await floorRun(ctx, n, timeoutFor(n)) : await minimalRun(ctx, n, timeoutFor(n));
           rep[step] = run;
           ctx.log(`  ${step}: written after ${fmtMs(run.writtenMs)}, all Available after ${fmtMs(run.availableMs)}`);
           continue;
@@ -266,7 +267,7 @@ export async function convergence(ctx: Context): Promise<Section> {
         rep.ops[step] = await measured(ctx, { n, impl: step, label: `conv${n}-r${r}` });
       }
       const floor = rep.floor as FloorRun;
-      list.push({ floor, ops: rep.ops, ...(rep.ideal ? { ideal: rep.ideal } : {}) });
+      list.push({ floor, ops: rep.ops, ...(rep.minimal ? { minimal: rep.minimal } : {}) });
       const devctl = rep.ops.devctl;
       if (keepsFixture && devctl) {
         ctx.log(
