@@ -32,7 +32,7 @@ describe("devctl operator install: pod flags", () => {
       ["--node-selector", "pool", '--node-selector "pool" must be key=value'],
       ["--image-pull-policy", "never", '--image-pull-policy "never" must be one of: Always, IfNotPresent, Never'],
       ["--image-pull-secret", "Reg_Cred", '--image-pull-secret "Reg_Cred" is not a Secret name'],
-      ["--memory-limit", "48Mi", "memory limit 48Mi is below the operator's idle footprint"],
+      ["--memory-limit", "32Mi", "memory limit 32Mi is below the operator's idle footprint"],
       ["--memory-request", "1Gi --memory-limit 512Mi", "memory request 1Gi is above the limit 512Mi"],
     ] as const) {
       const r = devctl(["operator", "install", "-n", ns, flag, ...value.split(" ")]);
