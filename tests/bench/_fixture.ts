@@ -10,31 +10,20 @@
  */
 import type { Context, Fixture } from "./_context.ts";
 import {
-  applyFloor,
+  applyFloorObjects,
   appNames,
+  convergenceTimeout,
   createNamespace,
   DEPLOYMENT_RESOURCE,
   deploymentAvailable,
-  floorObjects,
   image,
   pool,
-  SERVICE_RESOURCE,
   WEBAPP_RESOURCE,
   webappAvailable,
   webappObject,
 } from "./_kube.ts";
 import { fixtureSize } from "./_options.ts";
 import { createTracker } from "./_tracker.ts";
-
-const fixtureTimeout = (n: number) => 120_000 + n * 300;
-
-function applyFloorObjects(ctx: Context, names: string[], namespace: string, img: string): Promise<void> {
-  return pool(names, ctx.opts.concurrency, async (name) => {
-    const o = floorObjects(name, namespace, img);
-    await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
-    await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
-  });
-}
 
 /** A new namespace with the floor's N Deployments and Services, all Available (untimed). */
 export async function floorFixture(ctx: Context, n: number, img: string): Promise<string> {
@@ -43,8 +32,8 @@ export async function floorFixture(ctx: Context, n: number, img: string): Promis
   const floor = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace);
   await floor.start();
   try {
-    await applyFloorObjects(ctx, appNames(n), namespace, img);
-    await floor.until(n, deploymentAvailable, fixtureTimeout(n), `${n} floor Deployments to be Available`);
+    await applyFloorObjects(ctx.kube, appNames(n), namespace, img, ctx.opts.concurrency);
+    await floor.until(n, deploymentAvailable, convergenceTimeout(n), `${n} floor Deployments to be Available`);
   } finally {
     floor.stop();
   }
@@ -69,10 +58,10 @@ export async function ensureFixture(ctx: Context): Promise<Fixture> {
     await pool(names, ctx.opts.clientConcurrency, (name) =>
       ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
     );
-    await applyFloorObjects(ctx, names, floorNamespace, img);
+    await applyFloorObjects(ctx.kube, names, floorNamespace, img, ctx.opts.concurrency);
     await Promise.all([
-      webapps.until(n, webappAvailable, fixtureTimeout(n), `${n} fixture WebApps to be Available`),
-      floor.until(n, deploymentAvailable, fixtureTimeout(n), `${n} floor Deployments to be Available`),
+      webapps.until(n, webappAvailable, convergenceTimeout(n), `${n} fixture WebApps to be Available`),
+      floor.until(n, deploymentAvailable, convergenceTimeout(n), `${n} floor Deployments to be Available`),
     ]);
   } finally {
     webapps.stop();

@@ -79,6 +79,24 @@ export function floorObjects(
 export const applyFloor = (kube: KubeClient, rt: ResourceType, obj: KubeObject) =>
   kube.apply(rt, obj, { fieldManager: FIELD_MANAGER, force: true });
 
+/** The floor's Deployment and Service of every name, applied `concurrency` names at a time. */
+export function applyFloorObjects(
+  kube: KubeClient,
+  names: readonly string[],
+  namespace: string,
+  img: string,
+  concurrency: number,
+): Promise<void> {
+  return pool(names, concurrency, async (name) => {
+    const o = floorObjects(name, namespace, img);
+    await applyFloor(kube, DEPLOYMENT_RESOURCE, o.deployment);
+    await applyFloor(kube, SERVICE_RESOURCE, o.service);
+  });
+}
+
+/** How long a wait for N objects to converge (WebApps, floor Deployments, rollouts) may take. */
+export const convergenceTimeout = (n: number): number => 120_000 + n * 300;
+
 type WithConditions = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
 const conditionTrue = (o: WithConditions | undefined, type: string) =>
   o?.status?.conditions?.some((c) => c.type === type && c.status === "True") ?? false;

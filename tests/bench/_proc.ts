@@ -4,7 +4,8 @@
  * Properties:
  * - cpuSeconds(pid): user + system CPU the process has used since it started (/proc/PID/stat fields
  *   14 and 15, in clock ticks of 1/100 s); undefined once the process is gone.
- * - rssBytes(pid): resident set size now (VmRSS of /proc/PID/status); undefined once gone.
+ * - rssBytes(pid): resident set size now (VmRSS of /proc/PID/status); undefined once gone. residentOf(pid)
+ *   reads it with its anonymous part (RssAnon) from the same read.
  * - machineCpu(): cumulative busy and total CPU seconds of the whole machine (/proc/stat), so the
  *   difference of two readings tells how busy all cores were in between, whoever used them.
  * - CpuMeter: one reading of a set of named PIDs and the machine, and the difference to a later one.
@@ -24,15 +25,6 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
-export function rssBytes(pid: number): number | undefined {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** VmRSS and its anonymous part (RssAnon: not backed by a file, so not reclaimable without swap), in bytes. */
 export function residentOf(pid: number): { rss: number; anon: number } | undefined {
   try {
@@ -42,6 +34,11 @@ export function residentOf(pid: number): { rss: number; anon: number } | undefin
   } catch {
     return undefined;
   }
+}
+
+export function rssBytes(pid: number): number | undefined {
+  const rss = residentOf(pid)?.rss;
+  return rss !== undefined && Number.isFinite(rss) ? rss : undefined;
 }
 
 export function machineCpu(): { busy: number; total: number } {

@@ -68,7 +68,8 @@ export async function freshRss(
     const readyMs = await op.waitReady(120_000);
     const passed = n === 0 || (await reconciledAll(op, n, 60_000 + n * 20));
     await Bun.sleep(5000);
-    return { rss: op.rssBytes() ?? Number.NaN, anon: residentOf(op.pid)?.anon ?? Number.NaN, readyMs, passed };
+    const resident = residentOf(op.pid);
+    return { rss: resident?.rss ?? Number.NaN, anon: resident?.anon ?? Number.NaN, readyMs, passed };
   } finally {
     await op.stop();
   }

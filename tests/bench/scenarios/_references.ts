@@ -27,12 +27,12 @@ import { FIELD_MANAGER } from "../../../src/operator/reconciler.ts";
 import { computeStatus } from "../../../src/operator/status.ts";
 import type { Context } from "../_context.ts";
 import {
-  applyFloor,
+  applyFloorObjects,
   appNames,
+  convergenceTimeout,
   createNamespace,
   DEPLOYMENT_RESOURCE,
   deploymentAvailable,
-  floorObjects,
   image,
   pool,
   SERVICE_RESOURCE,
@@ -79,7 +79,7 @@ function workQueue(workers: number) {
 }
 
 /** The floor: our client applies the N Deployments and Services itself (no WebApps); the end is all Deployments Available. */
-export async function floorRun(ctx: Context, n: number, timeoutMs: number): Promise<FloorRun> {
+export async function floorRun(ctx: Context, n: number): Promise<FloorRun> {
   const namespace = await createNamespace(ctx.kube, `floor${n}`);
   ctx.leftovers.push(namespace);
   const img = image("v1");
@@ -93,15 +93,11 @@ export async function floorRun(ctx: Context, n: number, timeoutMs: number): Prom
     const avail = deployments.until(
       n,
       deploymentAvailable,
-      timeoutMs,
+      convergenceTimeout(n),
       `${n} floor Deployments to be Available`,
       (k, now) => curve.push([now - t0, k]),
     );
-    await pool(appNames(n), ctx.opts.concurrency, async (name) => {
-      const o = floorObjects(name, namespace, img);
-      await applyFloor(ctx.kube, DEPLOYMENT_RESOURCE, o.deployment);
-      await applyFloor(ctx.kube, SERVICE_RESOURCE, o.service);
-    });
+    await applyFloorObjects(ctx.kube, appNames(n), namespace, img, ctx.opts.concurrency);
     const writtenMs = performance.now() - t0;
     const availableMs = (await avail) - t0;
     return { writtenMs, availableMs, usage: meter.read(), namespace, curve };
@@ -111,7 +107,7 @@ export async function floorRun(ctx: Context, n: number, timeoutMs: number): Prom
 }
 
 /** The minimal operator (see the contract above). */
-export async function minimalRun(ctx: Context, n: number, timeoutMs: number): Promise<FloorRun> {
+export async function minimalRun(ctx: Context, n: number): Promise<FloorRun> {
   const namespace = await createNamespace(ctx.kube, `minimal${n}`);
   ctx.leftovers.push(namespace);
   const img = image("v1");
@@ -145,8 +141,12 @@ export async function minimalRun(ctx: Context, n: number, timeoutMs: number): Pr
     });
     let writtenAt = 0;
     const t0 = performance.now();
-    const avail = webapps.until(n, webappAvailable, timeoutMs, `${n} minimal WebApps to be Available`, (k, now) =>
-      curve.push([now - t0, k]),
+    const avail = webapps.until(
+      n,
+      webappAvailable,
+      convergenceTimeout(n),
+      `${n} minimal WebApps to be Available`,
+      (k, now) => curve.push([now - t0, k]),
     );
     await pool(appNames(n), ctx.opts.clientConcurrency, async (name) => {
       const webapp = (await ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img))) as WebAppObject;

@@ -30,6 +30,7 @@ import { join } from "node:path";
 import type { Context, Section, Table } from "../_context.ts";
 import {
   appNames,
+  convergenceTimeout,
   createNamespace,
   DEPLOYMENT_RESOURCE,
   image,
@@ -55,7 +56,6 @@ import {
   type Repeat,
 } from "./_convergence-report.ts";
 
-const timeoutFor = (n: number) => 120_000 + n * 300;
 const RSS_EVERY_MS = 250;
 
 /** How a run is named in its evidence files and whether a CPU hog runs beside it. */
@@ -74,9 +74,9 @@ type Trackers = Record<"webapps" | "deployments" | "services", ReturnType<typeof
 /** Resolves with the times at which all N WebApps were Available and all N Deployments and Services existed. */
 function untilConverged(t: Trackers, n: number, onAvailable: (k: number, now: number) => void) {
   return Promise.all([
-    t.webapps.until(n, webappAvailable, timeoutFor(n), `${n} WebApps to be Available`, onAvailable),
-    t.deployments.until(n, () => true, timeoutFor(n), `${n} Deployments to exist`),
-    t.services.until(n, () => true, timeoutFor(n), `${n} Services to exist`),
+    t.webapps.until(n, webappAvailable, convergenceTimeout(n), `${n} WebApps to be Available`, onAvailable),
+    t.deployments.until(n, () => true, convergenceTimeout(n), `${n} Deployments to exist`),
+    t.services.until(n, () => true, convergenceTimeout(n), `${n} Services to exist`),
   ]);
 }
 
@@ -226,7 +226,12 @@ async function busyRuns(ctx: Context, n: number, fresh: boolean[]): Promise<Busy
     for (const impl of r % 2 === 1 ? ctx.impls : [...ctx.impls].reverse()) {
       fresh.push(await ctx.freshCluster());
       ctx.log(`convergence N=${n} beside a CPU hog, repeat ${r}/${ctx.opts.repeats}: ${IMPL_LABEL[impl]}`);
-      ops[impl] = await measured(ctx, { n, impl, label: `busy${n}-r${r}`, hogSeconds: timeoutFor(n) / 1000 + 30 });
+      ops[impl] = await measured(ctx, {
+        n,
+        impl,
+        label: `busy${n}-r${r}`,
+        hogSeconds: convergenceTimeout(n) / 1000 + 30,
+      });
     }
     list.push({ ops });
   }
@@ -258,8 +263,7 @@ export async function convergence(ctx: Context): Promise<Section> {
           `convergence N=${n}, repeat ${r}/${repeats}: ${step in IMPL_LABEL ? IMPL_LABEL[step as OperatorImpl] : step}`,
         );
         if (step === "floor" || step === "minimal") {
-          const run =
-            step === "floor" ? await floorRun(ctx, n, timeoutFor(n)) : await minimalRun(ctx, n, timeoutFor(n));
+          const run = step === "floor" ? await floorRun(ctx, n) : await minimalRun(ctx, n);
           rep[step] = run;
           ctx.log(`  ${step}: written after ${fmtMs(run.writtenMs)}, all Available after ${fmtMs(run.availableMs)}`);
           continue;

@@ -14,6 +14,7 @@ import { ensureFixture } from "../_fixture.ts";
 import {
   applyFloor,
   appNames,
+  convergenceTimeout,
   DEPLOYMENT_RESOURCE,
   deploymentImage,
   floorObjects,
@@ -64,7 +65,7 @@ export async function update(ctx: Context): Promise<Section> {
   const fx = await ensureFixture(ctx);
   const n = fx.n;
   const names = appNames(n);
-  const timeout = 120_000 + n * 300;
+  const timeout = convergenceTimeout(n);
   const runs: Run[] = [];
   const op = await ctx.operator(fx.namespace);
   const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, fx.namespace);
