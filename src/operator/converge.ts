@@ -23,7 +23,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply } from "./diff.ts";
-import { type HandoverOp, ownershipHandover } from "./ownership.ts";
+import { mayHaveCreateEntry, ownershipHandover } from "./ownership.ts";
 import { type Problem, resourceExistsProblem } from "./status.ts";
 
 export const FIELD_MANAGER = "webapp-operator";
@@ -192,27 +192,32 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
 }
 
 /**
- * The ownership handover (ownership.ts) of a child about to be reshaped. Its patch tests the managedFields entry it
- * changes, so a cache behind the object (someone wrote it since and their entry moved ours) gets a 422: then the
- * object is read once and the handover computed again from what the API server holds. A second 422 is an error,
- * retried by the controller.
+ * The ownership handover (ownership.ts) of a child about to be reshaped, when the cached view shows the Update entry
+ * a create recorded. The handover is computed from the object read fresh (the cache keeps no field sets), and
+ * its patch tests that object's resourceVersion: a write in between (the Deployment controller, someone's edit)
+ * gets a 422, and the object is read and handed over once more. A third refusal is an error, retried by the
+ * controller. Reshaping is rare (a port changed), so the read costs nothing where it counts.
  */
-async function handOver(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<void> {
+async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<void> {
+  if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return;
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
-  const send = (patch: HandoverOp[]) =>
-    ctx.client.patch(child.rt, name, namespace, patch, "json", { signal: ctx.signal, discardResponse: true });
-  const patch = ownershipHandover(live, FIELD_MANAGER);
-  if (!patch) return;
-  try {
-    await send(patch);
-  } catch (e) {
-    if (!isInvalid(e)) throw e;
+  for (let attempt = 1; ; attempt++) {
     const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
-    const again = ownershipHandover(fresh, FIELD_MANAGER);
-    if (again) await send(again);
+    const patch = ownershipHandover(fresh, FIELD_MANAGER);
+    if (!patch) return;
+    try {
+      await ctx.client.patch(child.rt, name, namespace, patch, "json", { signal: ctx.signal, discardResponse: true });
+    } catch (e) {
+      if (isInvalid(e) && attempt < HANDOVER_ATTEMPTS) continue;
+      throw e;
+    }
+    ctx.logger.debug(`handed the fields our create of ${child.kind} ${namespace}/${name} set over to apply`);
+    return;
   }
-  ctx.logger.debug(`handed the fields our create of ${child.kind} ${namespace}/${name} set over to apply`);
 }
+
+/** Reads and patches of one handover before a changing object makes it an error (retried by the controller). */
+const HANDOVER_ATTEMPTS = 3;
 
 function failedProblem(child: Child, e: unknown): Problem {
   const what = `${child.kind} ${child.desired.metadata.name}`;

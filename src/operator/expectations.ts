@@ -13,6 +13,7 @@
  */
 import type { KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { shapeChild } from "./cache-shape.ts";
 
 /** How long a written child stands in for a cache that has not shown it (the watch normally takes < 1 s). */
 export const WRITTEN_TTL_MS = 30_000;
@@ -77,10 +78,12 @@ export class WrittenChildren {
     return this.#written.size;
   }
 
-  /** Remembers what a write returned (without managedFields: nothing reads them). */
+  /**
+   * Remembers what a write returned, shaped as the cache keeps a child of ours (cache-shape.ts): managedFields
+   * reduced to manager and operation, which the ownership handover reads (ownership.ts), field sets dropped.
+   */
   remember(key: string, obj: KubeObject): void {
-    const { managedFields: _dropped, ...metadata } = obj.metadata;
-    this.#written.set(key, { ...obj, metadata });
+    this.#written.set(key, shapeChild(obj));
   }
 
   /**

@@ -7,41 +7,73 @@
  * kube-apiserver CPU). A create records its fields under an "Update" entry of our field manager, and server-side
  * apply prunes only fields its own "Apply" entry owns. Changing values in place (image, replicas, targetPort)
  * needs no handover: the apply takes them over and nothing is dropped. An apply that reshapes the object (a new
- * port replaces the old one, see diff.ts `reshaped`) drops fields, so the Update entry is handed over first:
- * renamed to Apply when we have no Apply entry yet, removed when we have one (its fields are then ours by apply
- * already, as only values changed in place since the create).
+ * port replaces the old one, see diff.ts `reshaped`) drops fields, so the Update entry is handed over first.
  *
- * Properties: pure; the patch tests the entry it changes (index, manager, operation), so a stale view fails with
- * a 422 instead of changing someone else's entry; undefined when there is nothing to hand over.
+ * Properties:
+ * - Nothing is lost: the Update entry's field set is joined to our Apply entry's (a set union of the two
+ *   fieldsV1 tries) and the Update entry removed, or renamed to Apply when we have no Apply entry yet. Renaming
+ *   beside an existing Apply entry is never done: the API server keys entries by manager and operation, and of
+ *   two equal keys it keeps the later one only, silently dropping the other's fields (managedfields.go
+ *   DecodeManagedFields), which then nobody owns and no apply ever prunes.
+ * - Computed from the whole object as the API server holds it (fieldsV1 included: the cache drops those), and
+ *   exact: the patch tests the object's resourceVersion before it replaces managedFields, so a write in between
+ *   fails with a 422 instead of being undone.
+ * - Pure; undefined when there is nothing to hand over. `mayHaveCreateEntry` answers from a cached view
+ *   (entries without fieldsV1), to decide whether the object needs reading at all.
  */
 import type { KubeObject } from "../kube/types.ts";
 
-export type HandoverOp = { op: "test" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };
+export type HandoverOp = { op: "test" | "replace"; path: string; value: unknown };
 
 /** What ownership needs of a managedFields entry (the cache keeps only these keys). */
 export interface ManagerEntry {
   manager?: string;
   operation?: string;
   subresource?: string;
+  fieldsV1?: unknown;
 }
 
 export function managerEntries(obj: KubeObject): ManagerEntry[] {
   return (obj.metadata.managedFields ?? []) as ManagerEntry[];
 }
 
-/** The JSON patch handing our create-time Update entry (main resource) over to apply; undefined if there is none. */
+const ours = (e: ManagerEntry, manager: string, operation: "Apply" | "Update") =>
+  e.manager === manager && e.operation === operation && !e.subresource;
+
+/**
+ * The view may hold the Update entry our create (or an adoption) recorded on the main resource: it shows that
+ * entry, or it carries no managedFields at all (then nobody can tell without reading the object).
+ */
+export function mayHaveCreateEntry(obj: KubeObject, manager: string): boolean {
+  return obj.metadata.managedFields === undefined || managerEntries(obj).some((e) => ours(e, manager, "Update"));
+}
+
+/** The JSON patch handing our Update entry (main resource) over to apply; undefined if there is none. */
 export function ownershipHandover(obj: KubeObject, manager: string): HandoverOp[] | undefined {
   const entries = managerEntries(obj);
-  const ours = (e: ManagerEntry, operation: string) =>
-    e.manager === manager && e.operation === operation && !e.subresource;
-  const update = entries.findIndex((e) => ours(e, "Update"));
-  if (update < 0) return undefined;
-  const path = `/metadata/managedFields/${update}`;
-  const tests: HandoverOp[] = [
-    { op: "test", path: `${path}/manager`, value: manager },
-    { op: "test", path: `${path}/operation`, value: "Update" },
+  const update = entries.find((e) => ours(e, manager, "Update"));
+  if (!update) return undefined;
+  const apply = entries.find((e) => ours(e, manager, "Apply"));
+  const handedOver = apply
+    ? entries
+        .filter((e) => e !== update)
+        .map((e) => (e === apply ? { ...apply, fieldsV1: unionFields(apply.fieldsV1, update.fieldsV1) } : e))
+    : entries.map((e) => (e === update ? { ...update, operation: "Apply" } : e));
+  return [
+    { op: "test", path: "/metadata/resourceVersion", value: obj.metadata.resourceVersion },
+    { op: "replace", path: "/metadata/managedFields", value: handedOver },
   ];
-  return entries.some((e) => ours(e, "Apply"))
-    ? [...tests, { op: "remove", path }]
-    : [...tests, { op: "replace", path: `${path}/operation`, value: "Apply" }];
 }
+
+/**
+ * The union of two field sets in the fieldsV1 format: a trie of objects whose keys name fields ("f:x"), list
+ * items ("k:{...}", "v:...", "i:n") or the node itself ("."), every leaf an empty object.
+ */
+export function unionFields(a: unknown, b: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...asTrie(a) };
+  for (const [key, value] of Object.entries(asTrie(b))) out[key] = key in out ? unionFields(out[key], value) : value;
+  return out;
+}
+
+const asTrie = (x: unknown): Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};

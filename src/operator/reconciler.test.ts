@@ -16,6 +16,7 @@ import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
+import type { ManagerEntry } from "./ownership.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
 
@@ -333,45 +334,92 @@ describe("a child we created (the create recorded its fields under an Update ent
       .filter((a) => a.path === DEP_PATH)
       .map((a) => `${a.method} ${a.contentType}`);
 
-  test("reshaped by a new port: the entry is handed over to apply first, so the apply prunes the old port", async () => {
+  const entriesOf = (w: ReturnType<typeof world>) =>
+    w.api
+      .object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")
+      ?.metadata.managedFields?.map((e) => `${(e as ManagerEntry).manager}/${(e as ManagerEntry).operation}`);
+
+  test("reshaped by a new port: the entry is read, handed over to apply first, so the apply prunes the old port", async () => {
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
     const svc = w.cached(liveService(testApp()));
     w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
     await w.reconcile();
     expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
+    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(1);
     const [handover] = w.writes().filter((a) => a.path === DEP_PATH);
     expect(handover?.body).toContainEqual({
       op: "replace",
-      path: "/metadata/managedFields/0/operation",
-      value: "Apply",
+      path: "/metadata/managedFields",
+      value: [{ manager: FIELD_MANAGER, operation: "Apply" }],
     });
+    expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`]);
   });
 
-  test("a cache behind the object (someone's entry now precedes ours): one GET, the handover again, then the apply", async () => {
+  test("a cache behind the object (we applied since, someone edited it): the handover is computed from the object read", async () => {
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
     const svc = w.cached(liveService(testApp()));
-    // kubectl edited the Deployment since: its entry comes first on the API server; the cache has not seen it.
+    // On the API server: our Apply entry and kubectl's edit, which the cache has not seen.
     const ours = dep.metadata.managedFields ?? [];
     w.api.put(DEPLOYMENT_RESOURCE, {
       ...dep,
-      metadata: { ...dep.metadata, managedFields: [{ manager: "kubectl-edit", operation: "Update" }, ...ours] },
+      metadata: {
+        ...dep.metadata,
+        managedFields: [
+          { manager: FIELD_MANAGER, operation: "Apply" },
+          { manager: "kubectl-edit", operation: "Update" },
+          ...ours,
+        ],
+      },
     });
     w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
     await w.reconcile();
+    expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
+    expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`, "kubectl-edit/Update"]);
+  });
+
+  test("an object written between the read and the handover (a 422 on its resourceVersion) is read and handed over again", async () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    let patches = 0;
+    w.api.answer = (a) => {
+      // The Deployment controller writes the object between our read and our first handover patch.
+      if (a.path !== DEP_PATH || a.contentType !== "application/json-patch+json" || ++patches > 1) return undefined;
+      const now = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as KubeObject;
+      w.api.put(DEPLOYMENT_RESOURCE, { ...now, metadata: { ...now.metadata, resourceVersion: "999" } });
+      return undefined;
+    };
+    await w.reconcile();
+    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(2);
     expect(depWrites(w)).toEqual([
-      "PATCH application/json-patch+json", // tests index 0: someone else's entry, a 422
-      "PATCH application/json-patch+json", // from the fresh GET: index 1
+      "PATCH application/json-patch+json", // tests the resourceVersion read first: a 422
+      "PATCH application/json-patch+json",
       `PATCH ${APPLY}`,
     ]);
-    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(1);
-    const live = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
-    expect(
-      live?.metadata.managedFields?.map(
-        (e) => `${(e as { manager?: string }).manager}/${(e as { operation?: string }).operation}`,
-      ),
-    ).toContain("kubectl-edit/Update");
+    expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`]);
+  });
+
+  test("reshaped before the cache showed our create (the pass sees what the create returned): still handed over", async () => {
+    // The chaos soak's app-018: a Deployment re-created, its WebApp's port changed seconds later while the watch
+    // lagged; the remembered create carried no managedFields, the handover was skipped, and the old port stayed.
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    expect(w.deployments.size).toBe(0); // the cache has not seen the create
+    const app = w.api.object(WEBAPP_RESOURCE, "default", "test-app") as WebAppObject;
+    w.stored({ ...testApp({ port: 8080 }), metadata: { ...app.metadata, generation: 2 } });
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const onDeployment = w.api.actions.slice(before).filter((a) => a.path === DEP_PATH);
+    expect(onDeployment.map((a) => `${a.method} ${a.contentType ?? ""}`.trim())).toEqual([
+      "GET",
+      "PATCH application/json-patch+json",
+      `PATCH ${APPLY}`,
+    ]);
+    expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`]);
   });
 
   test("changed in place (a new image): applied at once, no handover needed", async () => {

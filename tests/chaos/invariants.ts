@@ -44,6 +44,21 @@ interface Child extends KubeObject {
 const MANAGED = { "managed-by": "webapp-operator" };
 const controllerUid = (o: KubeObject) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+type Entry = { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown };
+
+/** Who owns what of a child, for a failure to be read: "webapp-operator/Apply (ports 80), kubectl-set/Update". */
+function managers(obj: { metadata: { managedFields?: unknown[] } }): string {
+  const entries = (obj.metadata.managedFields ?? []) as Entry[];
+  const described = entries.map((e) => {
+    const ports = [...JSON.stringify(e.fieldsV1 ?? {}).matchAll(/k:\{\\"(?:containerPort|port)\\":(\d+)/g)].map(
+      (m) => m[1],
+    );
+    const what = `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ""}`;
+    return ports.length > 0 ? `${what} (ports ${ports.join(", ")})` : what;
+  });
+  return described.join(", ") || "nobody";
+}
 const result = (name: string, checked: number, problems: string[]): CheckResult => ({
   name,
   ok: problems.length === 0,
@@ -93,7 +108,7 @@ export async function convergenceChecks(
       const want = {
         replicas: spec.replicas,
         image: spec.image,
-        port: spec.port,
+        ports: [spec.port],
         containers: 1,
         labels,
         selector: labels,
@@ -102,14 +117,16 @@ export async function convergenceChecks(
       const have = {
         replicas: d.spec.replicas,
         image: c?.image,
-        port: c?.ports?.[0]?.containerPort,
+        ports: c?.ports?.map((p) => p.containerPort),
         containers: d.spec.template?.spec.containers.length,
         labels: pick(d.metadata.labels, labels),
         selector: (d.spec.selector as { matchLabels?: unknown })?.matchLabels,
         podLabels: pick(d.spec.template?.metadata?.labels, labels),
       };
       if (!same(want, have))
-        children.push(`${name}: Deployment is ${JSON.stringify(have)}, want ${JSON.stringify(want)}`);
+        children.push(
+          `${name}: Deployment is ${JSON.stringify(have)}, want ${JSON.stringify(want)}; fields managed by ${managers(d)}`,
+        );
       else if (
         d.status?.observedGeneration !== d.metadata.generation ||
         (d.status?.readyReplicas ?? 0) !== spec.replicas
@@ -127,7 +144,10 @@ export async function convergenceChecks(
         selector: s.spec.selector,
         labels: pick(s.metadata.labels, labels),
       };
-      if (!same(want, have)) children.push(`${name}: Service is ${JSON.stringify(have)}, want ${JSON.stringify(want)}`);
+      if (!same(want, have))
+        children.push(
+          `${name}: Service is ${JSON.stringify(have)}, want ${JSON.stringify(want)}; fields managed by ${managers(s)}`,
+        );
     }
     const st = w.status;
     const wantStatus = {
