@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { builderCommands, etcFiles, IMAGE_UID, imageRef, lddLibraries } from "./image.ts";
+import { type Builder, builderCommands, etcFiles, IMAGE_UID, imageRef, lddLibraries, pickBuilder } from "./image.ts";
 
 const LDD = `	linux-vdso.so.1 (0x00007ffd6b1f5000)
 	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f0b8a000000)
@@ -73,5 +73,33 @@ describe("the builders", () => {
     for (const f of froms) expect(f).toMatch(/^FROM scratch(\s+AS\s+\S+)?$/);
     expect(dockerfile).toContain('ENTRYPOINT ["/devctl", "operator", "run"]');
     expect(dockerfile).toMatch(/^USER 65532:65532$/m);
+  });
+});
+
+describe("picking a builder", () => {
+  const probe = (installed: Builder[], engine = false) => ({
+    installed: (b: Builder) => installed.includes(b),
+    usable: (b: Builder) => b !== "docker" || engine,
+  });
+
+  test("buildah first, then podman, then docker", () => {
+    expect(pickBuilder(undefined, probe(["docker", "podman", "buildah"], true))).toBe("buildah");
+    expect(pickBuilder(undefined, probe(["docker", "podman"], true))).toBe("podman");
+    expect(pickBuilder(undefined, probe(["docker"], true))).toBe("docker");
+  });
+
+  test("a docker client with no engine behind it is passed over, and the error says why when nothing else is there", () => {
+    expect(pickBuilder(undefined, probe(["docker", "buildah"]))).toBe("buildah");
+    expect(() => pickBuilder(undefined, probe(["docker"]))).toThrow(
+      /no image builder found \(docker is installed, but no Docker engine answers.*install buildah/,
+    );
+    expect(() => pickBuilder("docker", probe(["docker"]))).toThrow(/--builder docker: no Docker engine answers/);
+  });
+
+  test("--builder names one of the three, installed", () => {
+    expect(() => pickBuilder("kaniko", probe([]))).toThrow(
+      '--builder must be one of buildah, podman, docker, not "kaniko"',
+    );
+    expect(() => pickBuilder("podman", probe(["buildah"]))).toThrow("--builder podman: podman is not installed");
   });
 });

@@ -5,7 +5,8 @@
  * - Builds dist/devctl, then stages dist/image/rootfs/: exactly the shared libraries `ldd dist/devctl`
  *   names (dereferenced, at the paths ldd gives), /etc/passwd and /etc/group with the user 65532, and an
  *   empty /tmp (1777). The Dockerfile's stages are all FROM scratch, so nothing is ever pulled.
- * - Builds the Dockerfile with the first of buildah, podman, docker found (--builder to choose;
+ * - Builds the Dockerfile with the first of buildah, podman, docker found and usable (docker only with an engine
+ *   that answers `docker info`: the client alone is common; --builder to choose;
  *   buildah and podman with --pull=never), tags it IMAGE_REPOSITORY:<version>-<commit> (--tag to
  *   override) and writes an OCI archive (docker: a docker archive) to dist/image/devctl.oci.tar,
  *   which `kind load image-archive`, `ctr images import`, `docker load` and `podman load` accept.
@@ -112,22 +113,42 @@ async function contentHash(files: string[]): Promise<string> {
   return hash.digest("hex");
 }
 
-function pickBuilder(wanted: string | undefined): Builder {
+/** What picking a builder asks of the machine (injected in tests). */
+export interface BuilderProbe {
+  installed(builder: Builder): boolean;
+  /** Can build now: buildah and podman build on their own; docker is only a client and needs an engine. */
+  usable(builder: Builder): boolean;
+}
+
+const machine: BuilderProbe = {
+  installed: (b) => Bun.which(b) !== null,
+  usable: (b) =>
+    b !== "docker" ||
+    Bun.spawnSync(["docker", "info", "--format", "{{.ServerVersion}}"], { stdout: "ignore", stderr: "ignore" }).success,
+};
+
+/** The --builder asked for, else the first of BUILDERS installed and usable; an error that says what to do. */
+export function pickBuilder(wanted: string | undefined, probe: BuilderProbe = machine): Builder {
   if (wanted) {
     if (!(BUILDERS as readonly string[]).includes(wanted))
       throw new Error(`--builder must be one of ${BUILDERS.join(", ")}, not "${wanted}"`);
-    if (!Bun.which(wanted)) throw new Error(`--builder ${wanted}: ${wanted} is not installed`);
-    return wanted as Builder;
+    const builder = wanted as Builder;
+    if (!probe.installed(builder)) throw new Error(`--builder ${wanted}: ${wanted} is not installed`);
+    if (!probe.usable(builder)) throw new Error(`--builder ${wanted}: ${NO_ENGINE}`);
+    return builder;
   }
-  const found = BUILDERS.find((b) => Bun.which(b));
+  const found = BUILDERS.find((b) => probe.installed(b) && probe.usable(b));
   if (!found) {
+    const engineless = probe.installed("docker") ? ` (docker is installed, but ${NO_ENGINE})` : "";
     throw new Error(
-      "no image builder found: install buildah (apt-get install buildah), podman or docker, " +
+      `no image builder found${engineless}: install buildah (apt-get install buildah), podman or docker, ` +
         "or run `npm run image -- --stage-only` and build the Dockerfile elsewhere",
     );
   }
   return found;
 }
+
+const NO_ENGINE = "no Docker engine answers (`docker info` fails): start one, or use buildah or podman";
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

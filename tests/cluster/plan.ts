@@ -47,7 +47,7 @@ export async function planNodes(log: (line: string) => void): Promise<NodePlan> 
       reason: `the real node of ${otherRealNode()} runs on this machine (a kubelet uses host-wide paths: one per machine)`,
     };
   } else {
-    const missingForNode = await ensurePrerequisites(["realNode"], log);
+    const missingForNode = await ensurePrerequisites(["realNode", "image"], log);
     plan =
       missingForNode.length === 0
         ? { kind: "with-real-node" }
