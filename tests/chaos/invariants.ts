@@ -18,7 +18,7 @@
  */
 import { UNOBSERVED_STATUS } from "../../src/api/webapp.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/types.ts";
-import { DEPLOYMENTS, SERVICES, WEBAPPS, type WebAppLike } from "../_support.ts";
+import { DEPLOYMENTS, PODS, SERVICES, WEBAPPS, type WebAppLike } from "../_support.ts";
 
 export interface CheckResult {
   name: string;
@@ -44,6 +44,27 @@ interface Child extends KubeObject {
 const MANAGED = { "managed-by": "webapp-operator" };
 const controllerUid = (o: KubeObject) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The pods of a WebApp, for a failure to be read: "x-deployment-abc-1 Pending on kwok-node-0 (ready False), ...". */
+async function podsOf(client: KubeClient, namespace: string, app: string): Promise<string> {
+  type Pod = KubeObject & {
+    spec?: { nodeName?: string };
+    status?: { phase?: string; conditions?: { type: string; status: string; reason?: string }[] };
+  };
+  try {
+    const pods = await client.listAll<Pod>(PODS, { namespace, labelSelector: `app=${app}` });
+    const described = pods.items.map((p) => {
+      const ready = p.status?.conditions?.find((c) => c.type === "Ready");
+      const scheduled = p.status?.conditions?.find((c) => c.type === "PodScheduled");
+      const where = p.spec?.nodeName ? `on ${p.spec.nodeName}` : `unscheduled (${scheduled?.reason ?? "no reason"})`;
+      const gone = p.metadata.deletionTimestamp ? ", being deleted" : "";
+      return `${p.metadata.name} ${p.status?.phase ?? "no phase"} ${where} (ready ${ready?.status ?? "?"}${gone})`;
+    });
+    return described.join(", ") || "none";
+  } catch (e) {
+    return `could not list them: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
 
 type Entry = { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown };
 
@@ -132,7 +153,7 @@ export async function convergenceChecks(
         (d.status?.readyReplicas ?? 0) !== spec.replicas
       ) {
         children.push(
-          `${name}: Deployment not rolled out (generation ${d.metadata.generation}, observed ${d.status?.observedGeneration}, ready ${d.status?.readyReplicas ?? 0}/${spec.replicas})`,
+          `${name}: Deployment not rolled out (generation ${d.metadata.generation}, observed ${d.status?.observedGeneration}, ready ${d.status?.readyReplicas ?? 0}/${spec.replicas}); its pods: ${await podsOf(client, namespace, name)}`,
         );
       }
     }
