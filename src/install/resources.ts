@@ -13,9 +13,13 @@
  *   the pair valid (containerResources).
  */
 
-/** BENCHMARKS.md of 2026-11-29, section 3: RSS of dist/devctl, in MiB. */
-export const MEASURED = { webapps: 10_000, idleMiB: 38.9, steadyMiB: 202.3, peakMiB: 280.1 } as const;
-export const PEAK_HEADROOM = 1.25;
+/** BENCHMARKS.md of 2026-12-02, section 3: RSS of dist/devctl, in MiB. */
+export const MEASURED = { webapps: 10_000, idleMiB: 38.0, steadyMiB: 165.3, peakMiB: 176.2 } as const;
+/**
+ * The peak follows when the collector runs during the first pass: at the same commit and workload it was 176.2,
+ * 193.7 and 280.1 MiB in three runs (2026-12-01/02), up to 1.6 times the lowest. The limit allows for that.
+ */
+export const PEAK_HEADROOM = 1.6;
 export const REQUEST_STEP_MIB = 32;
 export const LIMIT_STEP_MIB = 64;
 export const CPU_REQUEST = "50m";
