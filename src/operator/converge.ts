@@ -193,10 +193,11 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
 
 /**
  * The ownership handover (ownership.ts) of a child about to be reshaped, when the cached view may hold the Update
- * entry a create recorded (it shows it, or shows no managedFields at all). The handover is computed from the object read fresh (the cache keeps no field sets), and
- * its patch tests that object's resourceVersion: a write in between (the Deployment controller, someone's edit)
- * gets a 422, and the object is read and handed over once more. A third refusal is an error, retried by the
- * controller. Reshaping is rare (a port changed), so the read costs nothing where it counts.
+ * entry a create recorded (it shows it, or shows no managedFields at all). The handover is computed from the object
+ * read fresh (the cache keeps no field sets), and its patch tests that object's resourceVersion: a write in between
+ * (the Deployment controller, someone's edit) gets a 422, and the object is read and handed over once more. A third
+ * refusal is an error, retried by the controller. Reshaping is rare (a port changed), so the read costs nothing where
+ * it counts.
  */
 async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<void> {
   if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return;
