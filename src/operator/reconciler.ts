@@ -23,7 +23,7 @@
  * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
  * Except news someone may be waiting for: a status that turns Ready or Stalled True is written at once (the
  * queued pass may sit behind every other key), so only progress in between is coalesced.
- * Every status written is told to deps.echoes, so that the update event carrying it back runs no pass
+ * Every status written is told to deps.echoes (before it is sent), so that the update event carrying it back runs no pass
  * (status-echo.ts): it would read what this pass read and change nothing.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
@@ -286,6 +286,7 @@ async function writeStatus(
     deps.logger.debug(`WebApp ${namespace}/${name}: status not written, a newer pass is queued`);
     return;
   }
+  deps.echoes?.writing(webapp, status); // before the write: its echo may arrive before its response
   try {
     await deps.client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
       subresource: "status",
@@ -294,10 +295,10 @@ async function writeStatus(
       discardResponse: true, // nobody reads the echo of the whole WebApp
     });
   } catch (e) {
+    deps.echoes?.failed(webapp);
     if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
     throw e;
   }
-  deps.echoes?.wrote(webapp, status);
   const before = findCondition(webapp.status?.conditions, "Degraded");
   const after = findCondition(status.conditions, "Degraded");
   // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.

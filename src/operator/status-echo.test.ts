@@ -28,24 +28,24 @@ const update = (old: WebAppObject, object: WebAppObject): SourceEvent<WebAppObje
   object,
 });
 
-function wrote() {
+function writing() {
   const clock = createFakeClock();
   const echoes = new StatusEchoes(clock);
   const before = webapp();
-  echoes.wrote(before, ready);
+  echoes.writing(before, ready);
   return { clock, echoes, before };
 }
 
 describe("status echoes", () => {
   test("the update that carries exactly the status just written is an echo, once", () => {
-    const { echoes, before } = wrote();
+    const { echoes, before } = writing();
     expect(echoes.isEcho(update(before, webapp(ready)))).toBe(true);
     // Someone writing the same status again later is reconciled.
     expect(echoes.isEcho(update(before, webapp(ready)))).toBe(false);
   });
 
   test("an update with another status, another generation or other metadata is not an echo", () => {
-    const { echoes, before } = wrote();
+    const { echoes, before } = writing();
     const other = { ...ready, readyReplicas: 0 };
     expect(echoes.isEcho(update(before, webapp(other)))).toBe(false);
     expect(echoes.isEcho(update(before, webapp(ready, { generation: 2 })))).toBe(false);
@@ -58,15 +58,21 @@ describe("status echoes", () => {
   });
 
   test("adds, deletes and another incarnation (new uid) are never echoes", () => {
-    const { echoes, before } = wrote();
+    const { echoes, before } = writing();
     expect(echoes.isEcho({ type: "add", object: webapp(ready) })).toBe(false);
     expect(echoes.isEcho({ type: "delete", object: webapp(ready) })).toBe(false);
     expect(echoes.isEcho(update(webapp(undefined, { uid: "u2" }), webapp(ready, { uid: "u2" })))).toBe(false);
     expect(echoes.isEcho(update(before, webapp(ready)))).toBe(true);
   });
 
+  test("a write that failed is forgotten: an update carrying that status is someone else's and is reconciled", () => {
+    const { echoes, before } = writing();
+    echoes.failed(before);
+    expect(echoes.isEcho(update(before, webapp(ready)))).toBe(false);
+  });
+
   test("a write whose echo never came is forgotten after ECHO_TTL_MS", async () => {
-    const { clock, echoes, before } = wrote();
+    const { clock, echoes, before } = writing();
     await clock.advance(ECHO_TTL_MS + 1);
     expect(echoes.isEcho(update(before, webapp(ready)))).toBe(false);
   });

@@ -10,6 +10,8 @@
  *   A change to a child is that child's own event, which the filter never sees.
  * - One echo per write: a matching event consumes the entry; a later identical update (someone else writing
  *   the same status back) is reconciled.
+ * - Told before the write is sent (writing), and told again if it failed (failed): the watch may deliver the echo
+ *   before the write's own response has been read, and an echo that finds no entry runs a pass.
  * - Bounded: entries expire after ECHO_TTL_MS (a write the API server turned into a no-op has no event) and
  *   at most MAX_ENTRIES are kept (expectations.ts).
  */
@@ -47,10 +49,16 @@ export class StatusEchoes {
     this.#written = new ExpiringMap<Written>(clock, ECHO_TTL_MS);
   }
 
-  /** The status subresource of this WebApp (as cached when the pass read it) now holds `status`. */
-  wrote(webapp: WebAppObject, status: WebAppStatus): void {
+  /** `status` is about to be written to this WebApp's status subresource (the WebApp as cached when the pass read it). */
+  writing(webapp: WebAppObject, status: WebAppStatus): void {
     const uid = webapp.metadata.uid;
     if (uid) this.#written.set(uid, { generation: webapp.metadata.generation, status });
+  }
+
+  /** The write announced by writing() failed: no echo will come. */
+  failed(webapp: WebAppObject): void {
+    const uid = webapp.metadata.uid;
+    if (uid) this.#written.delete(uid);
   }
 
   /** True iff `e` is the echo of a write recorded by wrote(): the controller may drop it. */
