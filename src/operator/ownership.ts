@@ -23,7 +23,7 @@
  */
 import type { KubeObject } from "../kube/types.ts";
 
-export type HandoverOp = { op: "test" | "replace"; path: string; value: unknown };
+type HandoverOp = { op: "test" | "replace"; path: string; value: unknown };
 
 /** What ownership needs of a managedFields entry (the cache keeps only these keys). */
 export interface ManagerEntry {

@@ -18,6 +18,7 @@
  */
 import { UNOBSERVED_STATUS } from "../../src/api/webapp.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/types.ts";
+import type { ManagerEntry } from "../../src/operator/ownership.ts";
 import { DEPLOYMENTS, PODS, SERVICES, WEBAPPS, type WebAppLike } from "../_support.ts";
 
 export interface CheckResult {
@@ -66,11 +67,9 @@ async function podsOf(client: KubeClient, namespace: string, app: string): Promi
   }
 }
 
-type Entry = { manager?: string; operation?: string; subresource?: string; fieldsV1?: unknown };
-
 /** Who owns what of a child, for a failure to be read: "webapp-operator/Apply (ports 80), kubectl-set/Update". */
 function managers(obj: { metadata: { managedFields?: unknown[] } }): string {
-  const entries = (obj.metadata.managedFields ?? []) as Entry[];
+  const entries = (obj.metadata.managedFields ?? []) as ManagerEntry[];
   const described = entries.map((e) => {
     const ports = [...JSON.stringify(e.fieldsV1 ?? {}).matchAll(/k:\{\\"(?:containerPort|port)\\":(\d+)/g)].map(
       (m) => m[1],
