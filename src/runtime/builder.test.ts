@@ -66,6 +66,31 @@ describe("controller builder", () => {
     await ctrl.stop();
   });
 
+  test("owns() with a priority hands its keys out before keys the for() kind queued earlier", async () => {
+    const clock = createFakeClock();
+    const seen: string[] = [];
+    const webapps = fakeSource<KubeObject>();
+    const deployments = fakeSource<KubeObject>();
+    const ctrl = controllerBuilder()
+      .for(webapps, WEBAPP)
+      .owns(deployments, { priority: 1 })
+      .build({
+        name: "webapp",
+        clock,
+        logger: recordingLogger(),
+        reconcile: async (req) => (seen.push(req.key), done()),
+        resync: false,
+      });
+    webapps.emit({ type: "add", object: obj("ns", "a") });
+    webapps.emit({ type: "add", object: obj("ns", "b") });
+    deployments.emit({ type: "add", object: obj("ns", "b-web", [owner("b")]) });
+    deployments.emit({ type: "add", object: obj("ns", "c-web", [owner("c")]) });
+    await ctrl.start();
+    await clock.settle();
+    expect(seen).toEqual(["ns/b", "ns/c", "ns/a"]);
+    await ctrl.stop();
+  });
+
   test("for() enqueues the object's own key", async () => {
     const t = setup();
     await t.ctrl.start();

@@ -6,14 +6,14 @@
  *                               + ctrl.resync(() => source.list().map(objectKey), resyncOptions)
  *   .for(source, kind, keep)  ≡ the same with only the events for which keep(event) is true
  *                               (controller-runtime's WithPredicates; resyncs are not filtered)
- *   .owns(source)             ≡ ctrl.watch(source, enqueueForOwner(kind))   // controller owner only
- *   .watches(source, mapFn)   ≡ ctrl.watch(source, enqueueMapped(mapFn))
+ *   .owns(source, opts)       ≡ ctrl.watch(source, enqueueForOwner(kind), opts)   // controller owner only
+ *   .watches(source, mapFn, opts) ≡ ctrl.watch(source, enqueueMapped(mapFn), opts)
  *   .build(options)           ≡ createController(options), then the calls above in order
  *
  * `for` is required and comes once; `owns` maps to the `for` kind.
  */
 import type { KubeObject } from "../kube/types.ts";
-import type { Controller, ControllerOptions, ResyncOptions } from "./controller.ts";
+import type { Controller, ControllerOptions, ResyncOptions, WatchOptions } from "./controller.ts";
 import { createController } from "./controller.ts";
 import { objectKey } from "./reconcile.ts";
 import type { EventHandler, EventSource, OwnerKind, SourceEvent } from "./source.ts";
@@ -24,7 +24,11 @@ export interface BuildOptions extends ControllerOptions {
   resync?: ResyncOptions | false;
 }
 
-type Watch = { source: EventSource<never>; handler: (kind: OwnerKind) => EventHandler<never> };
+type Watch = {
+  source: EventSource<never>;
+  handler: (kind: OwnerKind) => EventHandler<never>;
+  opts: WatchOptions | undefined;
+};
 
 export interface ControllerBuilder {
   /** The kind this controller reconciles; `keep`, if given, decides which of its events are enqueued. */
@@ -33,10 +37,10 @@ export interface ControllerBuilder {
     kind: OwnerKind,
     keep?: (e: SourceEvent<T>) => boolean,
   ): ControllerBuilder;
-  /** Child objects whose controller owner reference points at a `for` object. */
-  owns<T extends KubeObject>(source: EventSource<T>): ControllerBuilder;
+  /** Child objects whose controller owner reference points at a `for` object; `opts.priority` for their keys. */
+  owns<T extends KubeObject>(source: EventSource<T>, opts?: WatchOptions): ControllerBuilder;
   /** Any other objects, mapped to keys of `for` objects. */
-  watches<T>(source: EventSource<T>, map: (obj: T) => Iterable<string>): ControllerBuilder;
+  watches<T>(source: EventSource<T>, map: (obj: T) => Iterable<string>, opts?: WatchOptions): ControllerBuilder;
   build(options: BuildOptions): Controller;
 }
 
@@ -55,15 +59,20 @@ export function controllerBuilder(): ControllerBuilder {
       };
       return builder;
     },
-    owns(source) {
+    owns(source, opts) {
       watches.push({
         source: source as EventSource<never>,
         handler: (kind) => enqueueForOwner(kind) as EventHandler<never>,
+        opts,
       });
       return builder;
     },
-    watches(source, map) {
-      watches.push({ source: source as EventSource<never>, handler: () => enqueueMapped(map) as EventHandler<never> });
+    watches(source, map, opts) {
+      watches.push({
+        source: source as EventSource<never>,
+        handler: () => enqueueMapped(map) as EventHandler<never>,
+        opts,
+      });
       return builder;
     },
     build(options) {
@@ -77,7 +86,7 @@ export function controllerBuilder(): ControllerBuilder {
       const enqueue = enqueueForObject<KubeObject>();
       ctrl.watch(source, keep ? (e, add) => keep(e) && enqueue(e, add) : enqueue);
       if (resync !== false) ctrl.resync(() => source.list().map(objectKey), resync ?? {});
-      for (const w of watches) ctrl.watch(w.source, w.handler(kind));
+      for (const w of watches) ctrl.watch(w.source, w.handler(kind), w.opts);
       return ctrl;
     },
   };

@@ -55,6 +55,10 @@ export interface ControllerOptions {
   cacheSyncTimeoutMs?: number;
 }
 
+export interface WatchOptions {
+  priority?: number;
+}
+
 export type ControllerStatus = "idle" | "syncing" | "running" | "stopping" | "stopped";
 
 export interface ResyncOptions {
@@ -70,8 +74,11 @@ export interface Controller {
   readonly name: string;
   /** Adds a key to the queue (ignored once stopping). */
   enqueue(key: string): void;
-  /** Subscribes a handler to a source until stop; start() waits for the source to sync. */
-  watch<T>(source: EventSource<T>, handler: EventHandler<T>): void;
+  /**
+   * Subscribes a handler to a source until stop; start() waits for the source to sync. The keys it enqueues
+   * have `opts.priority` (default 0; queue.ts: a higher priority is handed out first).
+   */
+  watch<T>(source: EventSource<T>, handler: EventHandler<T>, opts?: WatchOptions): void;
   /** Every ~everyMs, enqueues every key keys() returns. Returns a cancel function. */
   resync(keys: () => Iterable<string>, opts?: ResyncOptions): () => void;
   /** Resolves once workers run; rejects if sources do not sync in time. Call once. */
@@ -140,9 +147,10 @@ class ControllerImpl implements Controller {
     this.#queue.add(key);
   }
 
-  watch<T>(source: EventSource<T>, handler: EventHandler<T>): void {
+  watch<T>(source: EventSource<T>, handler: EventHandler<T>, opts: WatchOptions = {}): void {
     if (this.#status === "stopping" || this.#status === "stopped") return;
-    const enqueue = (key: string): void => this.#queue.add(key);
+    const priority = opts.priority ?? 0;
+    const enqueue = (key: string): void => this.#queue.add(key, priority);
     const off = source.onEvent((e) => {
       try {
         handler(e, enqueue);

@@ -80,6 +80,46 @@ describe("work queue: basic semantics", () => {
   });
 });
 
+describe("work queue: priorities", () => {
+  test("a key added with a higher priority is handed out before keys added earlier", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("a");
+    q.add("b");
+    q.add("child", 1);
+    expect([(await q.get())?.key, (await q.get())?.key, (await q.get())?.key]).toEqual(["child", "a", "b"]);
+  });
+
+  test("a queued key added again with a higher priority is raised, and still handed out once", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("a");
+    q.add("b");
+    q.add("b", 1);
+    expect(q.len()).toBe(2);
+    expect([(await q.get())?.key, (await q.get())?.key]).toEqual(["b", "a"]);
+    expect(await peek(q.get())).toBe("pending");
+  });
+
+  test("a key raised while it is processed keeps that priority for its next run", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("a");
+    await q.get();
+    q.add("a", 1);
+    q.add("b");
+    q.done("a");
+    expect([(await q.get())?.key, (await q.get())?.key]).toEqual(["a", "b"]);
+  });
+
+  test("a key's priority is forgotten once it is handed out", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("a", 1);
+    await q.get();
+    q.done("a");
+    q.add("b");
+    q.add("a");
+    expect([(await q.get())?.key, (await q.get())?.key]).toEqual(["b", "a"]);
+  });
+});
+
 describe("work queue: delays and rate limiting", () => {
   test("addAfter hands the key out only once the delay has passed", async () => {
     const clock = createFakeClock();

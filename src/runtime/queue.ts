@@ -5,6 +5,9 @@
  * Guarantees:
  * - Fair: keys are handed out in the order they were added (FIFO); waiting `get()` calls are served
  *   in the order they were made.
+ * - Prioritised: `add(key, priority)` hands a key out before keys of lower priority (default 0), with at
+ *   most MAX_OVERTAKES keys in a row ahead of the key that waited longest (priority-fifo.ts). A key added
+ *   again with a higher priority is raised, also while it is being processed (for its next run).
  * - Stingy: a key added N times before it is handed out is handed out once.
  * - Exclusive: a key is never handed to two workers at once; an `add` while it is being processed
  *   marks it dirty, and `done()` puts it back in the queue. `queuedAgain(key)` tells a worker that this
@@ -24,11 +27,13 @@ import type { Clock } from "./clock.ts";
 import { realClock } from "./clock.ts";
 import { MinHeap } from "./heap.ts";
 import type { WorkqueueMetrics } from "./metrics.ts";
+import { PriorityFifo } from "./priority-fifo.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { defaultControllerRateLimiter } from "./rate-limiter.ts";
 
 export interface WorkQueue<K> {
-  add(key: K): void;
+  /** Adds the key now; a higher `priority` goes first (default 0). */
+  add(key: K, priority?: number): void;
   addAfter(key: K, ms: number): void;
   /** Adds the key after its rate-limited delay; returns that delay (ms), or 0 when shutting down. */
   addRateLimited(key: K): number;
@@ -70,9 +75,11 @@ class Queue<K> implements WorkQueue<K> {
   readonly #unregisterProbe: () => void;
 
   /** Every key here is in #dirty and not in #processing; no duplicates. */
-  readonly #queue: K[] = [];
+  readonly #queue = new PriorityFifo<K>();
   /** Keys that need processing: each is either in #queue or in #processing (re-queued at done()). */
   readonly #dirty = new Set<K>();
+  /** The highest priority a dirty key was added with, when above 0; its keys are in #dirty. */
+  readonly #priority = new Map<K, number>();
   /** Time each dirty key became dirty; has exactly the keys of #dirty (for queue latency). */
   readonly #dirtySince = new Map<K, number>();
   /** Keys handed out by get() and not yet done(), with the time they were handed out. */
@@ -96,14 +103,19 @@ class Queue<K> implements WorkQueue<K> {
     this.#unregisterProbe = this.#metrics?.inFlight(() => this.#inFlight()) ?? (() => {});
   }
 
-  add(key: K): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+  add(key: K, priority = 0): void {
+    if (this.#shuttingDown) return;
+    if (priority > (this.#priority.get(key) ?? 0)) this.#priority.set(key, priority);
+    if (this.#dirty.has(key)) {
+      if (this.#queue.has(key)) this.#queue.push(key, priority); // raised, if higher; else done() pushes it
+      return;
+    }
     this.#metrics?.added();
     this.#dirty.add(key);
     this.#dirtySince.set(key, this.#clock.now());
     this.#metrics?.depth(this.#dirty.size);
     if (this.#processing.has(key)) return; // re-queued by done()
-    this.#queue.push(key);
+    this.#queue.push(key, priority);
     this.#serveGetters();
   }
 
@@ -138,7 +150,7 @@ class Queue<K> implements WorkQueue<K> {
   }
 
   get(): Promise<{ key: K } | undefined> {
-    if (this.#queue.length > 0) return Promise.resolve(this.#handOut());
+    if (this.#queue.size > 0) return Promise.resolve(this.#handOut());
     if (this.#shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.#getters.push(resolve));
   }
@@ -149,7 +161,7 @@ class Queue<K> implements WorkQueue<K> {
     this.#processing.delete(key);
     this.#metrics?.workDuration((this.#clock.now() - started) / 1000);
     if (this.#dirty.has(key)) {
-      this.#queue.push(key);
+      this.#queue.push(key, this.#priority.get(key));
       this.#serveGetters();
     }
     if (this.#processing.size === 0) this.#releaseDrainers();
@@ -160,7 +172,7 @@ class Queue<K> implements WorkQueue<K> {
   }
 
   len(): number {
-    return this.#queue.length;
+    return this.#queue.size;
   }
 
   shuttingDown(): boolean {
@@ -194,19 +206,20 @@ class Queue<K> implements WorkQueue<K> {
   }
 
   #handOut(): { key: K } {
-    const key = this.#queue.shift() as K;
+    const key = this.#queue.take() as K;
     const now = this.#clock.now();
     const since = this.#dirtySince.get(key);
     if (since !== undefined) this.#metrics?.queueLatency((now - since) / 1000);
     this.#dirty.delete(key);
     this.#dirtySince.delete(key);
+    this.#priority.delete(key);
     this.#processing.set(key, now);
     this.#metrics?.depth(this.#dirty.size);
     return { key };
   }
 
   #serveGetters(): void {
-    while (this.#getters.length > 0 && this.#queue.length > 0) this.#getters.shift()?.(this.#handOut());
+    while (this.#getters.length > 0 && this.#queue.size > 0) this.#getters.shift()?.(this.#handOut());
   }
 
   /** (Re)arms the timer for the earliest live deadline, dropping stale heap entries on the way. */
