@@ -6,8 +6,9 @@
  * - Recorded: every request is an `Action` (method, path without query, query, content type, body).
  * - Stored by path: GET answers the object or a 404 Status; a GET with a labelSelector on a collection path
  *   lists the objects stored under it whose labels match its `k=v` terms.
- * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object (uid, resourceVersion,
- *   generation 1) or merges the intent into the stored one (generation bumped when spec changes); a
+ * - Every create (POST, or an apply of a missing object) sets uid, resourceVersion, generation 1 and
+ *   creationTimestamp (from `now`, whole seconds as the API server writes it).
+ * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object or merges the intent into the stored one (generation bumped when spec changes); a
  *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing);
  *   a metadata.resourceVersion is one on an existing object (409 when it differs) and ignored on a create,
  *   as the API server does.
@@ -79,8 +80,9 @@ class Answer {
   }
 }
 
-export function createFakeApiServer(namespace = "default"): FakeApiServer {
+export function createFakeApiServer(namespace = "default", now: () => number = Date.now): FakeApiServer {
   const objects = new Map<string, KubeObject>();
+  const created = () => `${new Date(now()).toISOString().slice(0, 19)}Z`;
   const actions: Action[] = [];
   let counter = 100;
   const clone = <T>(x: T): T => structuredClone(x);
@@ -124,7 +126,13 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
         if (!cur)
           return store(key, {
             ...intent,
-            metadata: { ...meta, uid: `uid-${++counter}`, resourceVersion: String(counter), generation: 1 },
+            metadata: {
+              ...meta,
+              uid: `uid-${++counter}`,
+              resourceVersion: String(counter),
+              generation: 1,
+              creationTimestamp: created(),
+            },
           });
         const next = mergePatch(cur, { ...intent, metadata: meta }) as KubeObject;
         const generation =
@@ -153,6 +161,7 @@ export function createFakeApiServer(namespace = "default"): FakeApiServer {
             uid: `uid-${++counter}`,
             resourceVersion: String(counter),
             generation: 1,
+            creationTimestamp: created(),
             ...(manager ? { managedFields: [{ manager, operation: "Update" }] } : {}),
           },
         });

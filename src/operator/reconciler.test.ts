@@ -16,6 +16,7 @@ import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
+import { FIRST_STATUS_WAIT_MS } from "./first-status.ts";
 import type { ManagerEntry } from "./ownership.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
@@ -45,8 +46,8 @@ interface RecordedEvent {
  * the informers would hold), a fake clock, a recording event recorder and a silent logger.
  */
 function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
-  const api = createFakeApiServer();
   const clock = createFakeClock(START);
+  const api = createFakeApiServer("default", () => clock.now());
   const webapps = new Map<string, WebAppObject>();
   const deployments = new Map<string, KubeObject>();
   const services = new Map<string, KubeObject>();
@@ -205,14 +206,14 @@ const degraded = (a: Action | undefined) =>
   findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
 
 describe("a new WebApp", () => {
-  test("gets both children created at once by a plain create (POST) under our field manager, no read first, then its status written once", async () => {
+  test("gets both children created at once by a plain create (POST) under our field manager, no read first, and no status until its Deployment is FIRST_STATUS_WAIT_MS old", async () => {
     const w = world();
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.reconcile()).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
 
     const [first, second, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
     expect([first, second].sort()).toEqual([`POST ${DEPS}`, `POST ${SVCS}`].sort());
-    expect(rest).toEqual([`PATCH ${APP_PATH}/status`]); // no GET: the synced cache says they do not exist
+    expect(rest).toEqual([]); // no GET: the synced cache says they do not exist; no status: nothing to report yet
     const dep = w.writes().find((a) => a.path === DEPS);
     const svc = w.writes().find((a) => a.path === SVCS);
     for (const create of [dep, svc]) {
@@ -222,16 +223,42 @@ describe("a new WebApp", () => {
     expect(dep?.body).toEqual(desiredDeployment(testApp() as WebApp));
     expect(svc?.body).toEqual(desiredService(testApp() as WebApp));
 
-    const [status] = w.statusWrites();
+    await w.clock.advance(FIRST_STATUS_WAIT_MS);
+    w.childrenCached();
+    // Not Ready for FIRST_STATUS_WAIT_MS = POD_CHECK_AFTER_MS: its pods are read now, as without the wait.
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(w.api.actions.filter((a) => a.method === "GET").map((a) => a.path)).toEqual([
+      "/api/v1/namespaces/default/pods",
+    ]);
+    const [status, ...more] = w.statusWrites();
+    expect(more).toEqual([]);
     expect(status?.contentType).toBe(MERGE);
     expect(status?.query).toEqual({ fieldManager: FIELD_MANAGER });
     expect(status?.body).toMatchObject({
       status: { observedGeneration: 1, selector: "app=test-app,managed-by=webapp-operator" },
     });
+    expect(
+      findCondition((status?.body as { status?: WebApp["status"] })?.status?.conditions, "Reconciling"),
+    ).toMatchObject({
+      status: "True",
+    });
     expect(degraded(status)?.status).toBe("False");
   });
 
-  test("costs two round trips in series: the Service create is sent before the Deployment create is answered", async () => {
+  test("whose Deployment turns Available before FIRST_STATUS_WAIT_MS gets Ready as its first and only status", async () => {
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    await w.clock.advance(2_000);
+    w.childrenCached();
+    const rolledOut = liveDeployment(testApp());
+    w.cached({ ...rolledOut, metadata: { ...rolledOut.metadata, creationTimestamp: new Date(START).toISOString() } });
+    expect(await w.reconcile()).toEqual(done());
+    const statuses = w.statusWrites().map((a) => (a.body as { status?: WebApp["status"] })?.status?.conditions);
+    expect(statuses.map((c) => findCondition(c, "Ready")?.status)).toEqual(["True"]);
+  });
+
+  test("sends both creates at once: the Service create is sent before the Deployment create is answered", async () => {
     const pending: Array<() => void> = [];
     const inFlight: string[] = [];
     const w = world({
@@ -249,8 +276,8 @@ describe("a new WebApp", () => {
     await w.clock.settle();
     expect(inFlight.sort()).toEqual(["Deployment", "Service"]); // both sent, neither answered
     for (const resolve of pending) resolve();
-    expect(await outcome).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
-    expect(w.statusWrites()).toHaveLength(1);
+    expect(await outcome).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
+    expect(w.api.actions).toHaveLength(2);
   });
 
   test("is announced by one Normal Created event naming both children", async () => {
@@ -942,10 +969,11 @@ describe("a status already superseded by a newer queued pass", () => {
   test("is not written while it only reports progress: the queued pass writes what it observes", async () => {
     const w = world();
     w.stored(testApp());
-    expect(await w.reconcile(true)).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
-    expect(w.statusWrites()).toEqual([]); // Reconciling: the children were just created
-    w.resync();
+    await w.reconcile();
+    await w.clock.advance(FIRST_STATUS_WAIT_MS); // past the first status's wait (first-status.ts)
     w.childrenCached();
+    expect(await w.reconcile(true)).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(w.statusWrites()).toEqual([]); // Reconciling: the rollout has not started
     await w.reconcile(false);
     expect(w.statusWrites()).toHaveLength(1);
   });
@@ -978,6 +1006,9 @@ describe("a status already superseded by a newer queued pass", () => {
   test("is written when nothing newer is queued", async () => {
     const w = world();
     w.stored(testApp());
+    await w.reconcile(false);
+    await w.clock.advance(FIRST_STATUS_WAIT_MS);
+    w.childrenCached();
     await w.reconcile(false);
     expect(w.statusWrites()).toHaveLength(1);
   });

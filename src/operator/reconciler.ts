@@ -22,7 +22,8 @@
  * A status that is already stale is not written: when the request is superseded (its key was queued again
  * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
  * Except news someone may be waiting for: a status that turns Ready or Stalled True is written at once (the
- * queued pass may sit behind every other key), so only progress in between is coalesced.
+ * queued pass may sit behind every other key), so only progress in between is coalesced. Likewise a new
+ * WebApp's first status waits while its Deployment is young and nothing is wrong (first-status.ts).
  * Every status written is told to deps.echoes (before it is sent), so that the update event carrying it back runs no pass
  * (status-echo.ts): it would read what this pass read and change nothing.
  */
@@ -36,12 +37,13 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
-import { PODS } from "../kube/resources.ts";
-import { POD_FAILURE_REASONS, type PodFailure, podFailure } from "../readiness/pods.ts";
-import { deploymentName, desiredDeployment, desiredService, serviceName, webAppSelector } from "./desired.ts";
+import { POD_FAILURE_REASONS } from "../readiness/pods.ts";
+import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
 import { announceCreated, type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
 import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
+import { firstRolloutStart, firstStatusWait } from "./first-status.ts";
+import { podFailures } from "./pod-failures.ts";
 import { computeStatus, podProblems, statusEqual, type Problem } from "./status.ts";
 import type { StatusEchoes } from "./status-echo.ts";
 
@@ -102,7 +104,9 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   const { live, problems, failure } = observed;
   const now = deps.clock.now();
   let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
-  const notReady = live.Deployment && notReadyFor(status, now);
+  const firstWait = firstStatusWait(webapp.status, status, live.Deployment, now);
+  if (firstWait !== undefined) return requeueAfter(firstWait); // first-status.ts: nothing to report yet
+  const notReady = live.Deployment && notReadyFor(status, now, firstRolloutStart(webapp.status, live.Deployment));
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
   const wantPods =
@@ -195,41 +199,14 @@ async function convergeChildren(
   return ownerGone ? { kind: "ownerGone" } : observed;
 }
 
-/** How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime); undefined when Ready. */
-function notReadyFor(status: WebAppStatus, now: number): number | undefined {
+/**
+ * How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime, or since
+ * `since` if earlier: the start of the rollout of a first status); undefined when Ready.
+ */
+function notReadyFor(status: WebAppStatus, now: number, since = Number.POSITIVE_INFINITY): number | undefined {
   const ready = findCondition(status.conditions, "Ready");
   if (!ready || ready.status === "True") return undefined;
-  return Math.max(0, now - Date.parse(ready.lastTransitionTime));
-}
-
-/**
- * The failures of the pods of this WebApp's Deployment (controlled by one of its ReplicaSets), read on demand
- * for a WebApp that is not Ready: no pod is cached. A failed read is logged and reads as no failure.
- */
-async function podFailures(
-  deps: ReconcilerDeps,
-  webapp: WebApp,
-  now: number,
-  signal: AbortSignal,
-): Promise<PodFailure[]> {
-  const { name, namespace } = webapp.metadata;
-  const prefix = `${deploymentName(name)}-`;
-  try {
-    const pods = await deps.client.list<KubeObject>(PODS, {
-      namespace,
-      labelSelector: webAppSelector(name),
-      signal,
-    });
-    return pods.items
-      .filter((p) =>
-        p.metadata.ownerReferences?.some((r) => r.controller && r.kind === "ReplicaSet" && r.name.startsWith(prefix)),
-      )
-      .flatMap((p) => podFailure(p, now) ?? []);
-  } catch (e) {
-    if (signal.aborted) throw e;
-    deps.logger.warn(`could not read the pods of WebApp ${namespace}/${name}: ${e instanceof Error ? e.message : e}`);
-    return [];
-  }
+  return Math.max(0, now - Math.min(Date.parse(ready.lastTransitionTime), since));
 }
 
 function childrenOf(deps: ReconcilerDeps, webapp: WebApp): [Child, Cache<KubeObject>][] {
