@@ -28,17 +28,11 @@ import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { startServer } from "../server/http.ts";
 import { shapeChild, shapeWebApp } from "./cache-shape.ts";
+import { deploymentEventPriority, serviceEventPriority } from "./child-priority.ts";
 import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
 export const CONTROLLER_NAME = "webapp";
-/**
- * The queue priority of keys enqueued by a child's event, above the WebApps' own events (0). Such a pass mostly
- * reports what the child shows now (a Deployment turned Available: what someone waits for) and writes no child,
- * while new WebApps' first passes, each creating two children, can wait behind it. Without it, the report of
- * the first WebApps waited behind the creates of all the others (BENCHMARKS.md, convergence).
- */
-export const CHILD_EVENT_PRIORITY = 1;
 
 export interface OperatorOptions {
   kubeconfig?: string;
@@ -192,8 +186,8 @@ function webAppController(
   const echoes = new StatusEchoes(clock);
   return controllerBuilder()
     .for(webapps, WEBAPP_RESOURCE, (e) => !echoes.isEcho(e))
-    .owns(deployments, { priority: CHILD_EVENT_PRIORITY })
-    .owns(services, { priority: CHILD_EVENT_PRIORITY })
+    .owns(deployments, { priority: deploymentEventPriority })
+    .owns(services, { priority: serviceEventPriority })
     .build({
       name: CONTROLLER_NAME,
       reconcile: createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger, echoes }),

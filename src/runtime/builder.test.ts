@@ -91,6 +91,30 @@ describe("controller builder", () => {
     await ctrl.stop();
   });
 
+  test("owns() with a priority per event gives each event's keys its own priority", async () => {
+    const clock = createFakeClock();
+    const seen: string[] = [];
+    const webapps = fakeSource<KubeObject>();
+    const deployments = fakeSource<KubeObject>();
+    const ctrl = controllerBuilder()
+      .for(webapps, WEBAPP)
+      .owns(deployments, { priority: (e) => (e.type === "delete" ? 1 : 0) })
+      .build({
+        name: "webapp",
+        clock,
+        logger: recordingLogger(),
+        reconcile: async (req) => (seen.push(req.key), done()),
+        resync: false,
+      });
+    webapps.emit({ type: "add", object: obj("ns", "a") });
+    deployments.emit({ type: "add", object: obj("ns", "b-web", [owner("b")]) });
+    deployments.emit({ type: "delete", object: obj("ns", "c-web", [owner("c")]) });
+    await ctrl.start();
+    await clock.settle();
+    expect(seen).toEqual(["ns/c", "ns/a", "ns/b"]);
+    await ctrl.stop();
+  });
+
   test("for() enqueues the object's own key", async () => {
     const t = setup();
     await t.ctrl.start();

@@ -27,7 +27,7 @@ export interface BuildOptions extends ControllerOptions {
 type Watch = {
   source: EventSource<never>;
   handler: (kind: OwnerKind) => EventHandler<never>;
-  opts: WatchOptions | undefined;
+  opts: WatchOptions<never> | undefined;
 };
 
 export interface ControllerBuilder {
@@ -38,9 +38,9 @@ export interface ControllerBuilder {
     keep?: (e: SourceEvent<T>) => boolean,
   ): ControllerBuilder;
   /** Child objects whose controller owner reference points at a `for` object; `opts.priority` for their keys. */
-  owns<T extends KubeObject>(source: EventSource<T>, opts?: WatchOptions): ControllerBuilder;
+  owns<T extends KubeObject>(source: EventSource<T>, opts?: WatchOptions<T>): ControllerBuilder;
   /** Any other objects, mapped to keys of `for` objects. */
-  watches<T>(source: EventSource<T>, map: (obj: T) => Iterable<string>, opts?: WatchOptions): ControllerBuilder;
+  watches<T>(source: EventSource<T>, map: (obj: T) => Iterable<string>, opts?: WatchOptions<T>): ControllerBuilder;
   build(options: BuildOptions): Controller;
 }
 
@@ -63,7 +63,7 @@ export function controllerBuilder(): ControllerBuilder {
       watches.push({
         source: source as EventSource<never>,
         handler: (kind) => enqueueForOwner(kind) as EventHandler<never>,
-        opts,
+        opts: opts as WatchOptions<never> | undefined,
       });
       return builder;
     },
@@ -71,7 +71,7 @@ export function controllerBuilder(): ControllerBuilder {
       watches.push({
         source: source as EventSource<never>,
         handler: () => enqueueMapped(map) as EventHandler<never>,
-        opts,
+        opts: opts as WatchOptions<never> | undefined,
       });
       return builder;
     },

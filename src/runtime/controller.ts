@@ -30,7 +30,7 @@ import type { WorkQueue } from "./queue.ts";
 import { createQueue } from "./queue.ts";
 import type { Reconciler, Request, Settled } from "./reconcile.ts";
 import { ReconcileTimeoutError, requestFor, settleReturned, settleThrown } from "./reconcile.ts";
-import type { EventHandler, EventSource } from "./source.ts";
+import type { EventHandler, EventSource, SourceEvent } from "./source.ts";
 
 export const DEFAULT_GRACE_MS = 30_000;
 export const DEFAULT_RESYNC_MS = 10 * 60 * 60 * 1000;
@@ -55,8 +55,9 @@ export interface ControllerOptions {
   cacheSyncTimeoutMs?: number;
 }
 
-export interface WatchOptions {
-  priority?: number;
+export interface WatchOptions<T = never> {
+  /** The queue priority of the keys an event enqueues (default 0): a number, or one chosen per event. */
+  priority?: number | ((e: SourceEvent<T>) => number);
 }
 
 export type ControllerStatus = "idle" | "syncing" | "running" | "stopping" | "stopped";
@@ -76,9 +77,9 @@ export interface Controller {
   enqueue(key: string): void;
   /**
    * Subscribes a handler to a source until stop; start() waits for the source to sync. The keys it enqueues
-   * have `opts.priority` (default 0; queue.ts: a higher priority is handed out first).
+   * have `opts.priority` (default 0; queue.ts: a higher priority is handed out first), fixed or per event.
    */
-  watch<T>(source: EventSource<T>, handler: EventHandler<T>, opts?: WatchOptions): void;
+  watch<T>(source: EventSource<T>, handler: EventHandler<T>, opts?: WatchOptions<T>): void;
   /** Every ~everyMs, enqueues every key keys() returns. Returns a cancel function. */
   resync(keys: () => Iterable<string>, opts?: ResyncOptions): () => void;
   /** Resolves once workers run; rejects if sources do not sync in time. Call once. */
@@ -147,13 +148,14 @@ class ControllerImpl implements Controller {
     this.#queue.add(key);
   }
 
-  watch<T>(source: EventSource<T>, handler: EventHandler<T>, opts: WatchOptions = {}): void {
+  watch<T>(source: EventSource<T>, handler: EventHandler<T>, opts: WatchOptions<T> = {}): void {
     if (this.#status === "stopping" || this.#status === "stopped") return;
-    const priority = opts.priority ?? 0;
-    const enqueue = (key: string): void => this.#queue.add(key, priority);
+    const { priority = 0 } = opts;
+    const fixed = typeof priority === "number" ? (key: string): void => this.#queue.add(key, priority) : undefined;
     const off = source.onEvent((e) => {
       try {
-        handler(e, enqueue);
+        const p = typeof priority === "number" ? priority : priority(e);
+        handler(e, fixed ?? ((key) => this.#queue.add(key, p)));
       } catch (err) {
         this.#log.error(
           `[${this.name}] an event handler failed on a ${e.type} event; the event was dropped: ${messageOf(err)}`,
