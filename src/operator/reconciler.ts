@@ -3,8 +3,8 @@
  * converge the Deployment and the Service (converge.ts, both at once), write the status last and only when it
  * changed.
  *
- * Properties: level-based; unchanged objects cost zero requests; a new WebApp costs two round trips in series
- * (both applies at once, then the status); a child that cannot be written is reported in the status before the
+ * Properties: level-based; unchanged objects cost zero requests; a new WebApp costs one round trip (both creates
+ * at once), then one status write when it turns Ready (first-status.ts); a child that cannot be written is reported in the status before the
  * error goes to the controller to retry with backoff; someone else's object is never touched, and looked at
  * again after RECHECK_MS; a WebApp that is not Ready is looked at again until it is, and after
  * POD_CHECK_AFTER_MS its pods are read (never cached) to report why they do not run, then on every pass while a

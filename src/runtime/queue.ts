@@ -3,8 +3,8 @@
  * rate-limiting layers in one object).
  *
  * Guarantees:
- * - Fair: keys are handed out in the order they were added (FIFO); waiting `get()` calls are served
- *   in the order they were made.
+ * - Fair: keys of one priority are handed out in the order they were added (FIFO); waiting `get()` calls
+ *   are served in the order they were made.
  * - Prioritised: `add(key, priority)` hands a key out before keys of lower priority (default 0), with at
  *   most MAX_OVERTAKES keys in a row ahead of the key that waited longest (priority-fifo.ts). A key added
  *   again with a higher priority is raised, also while it is being processed (for its next run).
