@@ -17,24 +17,21 @@ import type { KubeObject } from "../kube/types.ts";
 /** How old a new WebApp's Deployment may get before its first status is written, if it is not Ready sooner. */
 export const FIRST_STATUS_WAIT_MS = 10_000;
 
-/** When the rollout behind a first status began (its Deployment's creation); undefined if `stored` is ours. */
-export function firstRolloutStart(
-  stored: WebAppStatus | undefined,
-  deployment: KubeObject | undefined,
-): number | undefined {
-  if ((stored?.conditions?.length ?? 0) > 0) return undefined; // every status we write has conditions
+/**
+ * When the rollout behind a first status began: its Deployment's creation. Undefined when the WebApp was
+ * reconciled before (it has a status of ours) or the Deployment's creation time is unknown.
+ */
+export function firstRolloutStart(reconciledBefore: boolean, deployment: KubeObject | undefined): number | undefined {
+  if (reconciledBefore) return undefined;
   const created = Date.parse(deployment?.metadata.creationTimestamp ?? "");
   return Number.isNaN(created) ? undefined : created;
 }
 
-/** How long the first status `next` can still wait (ms), or undefined when it is to be written now. */
-export function firstStatusWait(
-  stored: WebAppStatus | undefined,
-  next: WebAppStatus,
-  deployment: KubeObject | undefined,
-  now: number,
-): number | undefined {
-  const start = firstRolloutStart(stored, deployment);
+/**
+ * How long the first status `next`, of a rollout begun at `start` (firstRolloutStart), can still wait (ms), or
+ * undefined when it is to be written now.
+ */
+export function firstStatusWait(start: number | undefined, next: WebAppStatus, now: number): number | undefined {
   if (start === undefined) return undefined;
   const on = (type: string) => findCondition(next.conditions, type)?.status === "True";
   if (on("Ready") || on("Stalled") || on("Degraded")) return undefined;

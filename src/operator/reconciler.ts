@@ -104,9 +104,10 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   const { live, problems, failure } = observed;
   const now = deps.clock.now();
   let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
-  const firstWait = firstStatusWait(webapp.status, status, live.Deployment, now);
+  const rolloutStart = firstRolloutStart(reconciledBefore, live.Deployment);
+  const firstWait = firstStatusWait(rolloutStart, status, now);
   if (firstWait !== undefined) return requeueAfter(firstWait); // first-status.ts: nothing to report yet
-  const notReady = live.Deployment && notReadyFor(status, now, firstRolloutStart(webapp.status, live.Deployment));
+  const notReady = live.Deployment && notReadyFor(status, now, rolloutStart);
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
   const wantPods =

@@ -3,6 +3,7 @@ import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import { fakeSource, recordingLogger } from "./_fake-source.ts";
 import { controllerBuilder } from "./builder.ts";
 import { createFakeClock } from "./clock.ts";
+import type { WatchOptions } from "./controller.ts";
 import { done } from "./reconcile.ts";
 import { controllerOwnerKey, enqueueForOwner, groupOf } from "./source.ts";
 
@@ -44,6 +45,25 @@ function setup() {
   return { clock, seen, webapps, deployments, configMaps, ctrl };
 }
 
+/** A controller for WebApps owning Deployments whose events have `priority`; not started, no resync. */
+function withOwnsPriority(priority: NonNullable<WatchOptions<KubeObject>["priority"]>) {
+  const clock = createFakeClock();
+  const seen: string[] = [];
+  const webapps = fakeSource<KubeObject>();
+  const deployments = fakeSource<KubeObject>();
+  const ctrl = controllerBuilder()
+    .for(webapps, WEBAPP)
+    .owns(deployments, { priority })
+    .build({
+      name: "webapp",
+      clock,
+      logger: recordingLogger(),
+      reconcile: async (req) => (seen.push(req.key), done()),
+      resync: false,
+    });
+  return { clock, seen, webapps, deployments, ctrl };
+}
+
 describe("controller builder", () => {
   test("for() with a predicate enqueues only the events it keeps", async () => {
     const clock = createFakeClock();
@@ -67,52 +87,26 @@ describe("controller builder", () => {
   });
 
   test("owns() with a priority hands its keys out before keys the for() kind queued earlier", async () => {
-    const clock = createFakeClock();
-    const seen: string[] = [];
-    const webapps = fakeSource<KubeObject>();
-    const deployments = fakeSource<KubeObject>();
-    const ctrl = controllerBuilder()
-      .for(webapps, WEBAPP)
-      .owns(deployments, { priority: 1 })
-      .build({
-        name: "webapp",
-        clock,
-        logger: recordingLogger(),
-        reconcile: async (req) => (seen.push(req.key), done()),
-        resync: false,
-      });
-    webapps.emit({ type: "add", object: obj("ns", "a") });
-    webapps.emit({ type: "add", object: obj("ns", "b") });
-    deployments.emit({ type: "add", object: obj("ns", "b-web", [owner("b")]) });
-    deployments.emit({ type: "add", object: obj("ns", "c-web", [owner("c")]) });
-    await ctrl.start();
-    await clock.settle();
-    expect(seen).toEqual(["ns/b", "ns/c", "ns/a"]);
-    await ctrl.stop();
+    const t = withOwnsPriority(1);
+    t.webapps.emit({ type: "add", object: obj("ns", "a") });
+    t.webapps.emit({ type: "add", object: obj("ns", "b") });
+    t.deployments.emit({ type: "add", object: obj("ns", "b-web", [owner("b")]) });
+    t.deployments.emit({ type: "add", object: obj("ns", "c-web", [owner("c")]) });
+    await t.ctrl.start();
+    await t.clock.settle();
+    expect(t.seen).toEqual(["ns/b", "ns/c", "ns/a"]);
+    await t.ctrl.stop();
   });
 
   test("owns() with a priority per event gives each event's keys its own priority", async () => {
-    const clock = createFakeClock();
-    const seen: string[] = [];
-    const webapps = fakeSource<KubeObject>();
-    const deployments = fakeSource<KubeObject>();
-    const ctrl = controllerBuilder()
-      .for(webapps, WEBAPP)
-      .owns(deployments, { priority: (e) => (e.type === "delete" ? 1 : 0) })
-      .build({
-        name: "webapp",
-        clock,
-        logger: recordingLogger(),
-        reconcile: async (req) => (seen.push(req.key), done()),
-        resync: false,
-      });
-    webapps.emit({ type: "add", object: obj("ns", "a") });
-    deployments.emit({ type: "add", object: obj("ns", "b-web", [owner("b")]) });
-    deployments.emit({ type: "delete", object: obj("ns", "c-web", [owner("c")]) });
-    await ctrl.start();
-    await clock.settle();
-    expect(seen).toEqual(["ns/c", "ns/a", "ns/b"]);
-    await ctrl.stop();
+    const t = withOwnsPriority((e) => (e.type === "delete" ? 1 : 0));
+    t.webapps.emit({ type: "add", object: obj("ns", "a") });
+    t.deployments.emit({ type: "add", object: obj("ns", "b-web", [owner("b")]) });
+    t.deployments.emit({ type: "delete", object: obj("ns", "c-web", [owner("c")]) });
+    await t.ctrl.start();
+    await t.clock.settle();
+    expect(t.seen).toEqual(["ns/c", "ns/a", "ns/b"]);
+    await t.ctrl.stop();
   });
 
   test("for() enqueues the object's own key", async () => {
