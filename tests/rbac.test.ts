@@ -116,7 +116,7 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["list", "watch"], ["deployments.apps", "services"], ["*"]),
       ...each(["create", "patch"], ["events"], ns),
       ...each(["list"], ["pods"], [...ns, "*"]),
-      ...each(["get", "create", "update"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
+      ...each(["get", "create", "update", "list", "watch"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
     ];
   };
   const mustNot = (): Check[] => {
@@ -132,11 +132,11 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["get", "list", "watch"], ["secrets", "configmaps"], [...ns, "*"]),
       // Other components' leader elections.
       ...each(
-        ["get", "create", "update", "patch", "delete"],
+        ["get", "list", "watch", "create", "update", "patch", "delete"],
         ["leases.coordination.k8s.io"],
         [apps.name, "kube-system", "kube-node-lease", "default"],
       ),
-      ...each(["list", "watch", "patch", "delete"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
+      ...each(["patch", "delete"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
       // Cluster-scoped objects: not even its own CRD.
       ...each(
         ["get", "list", "create", "update", "patch", "delete"],
@@ -258,7 +258,7 @@ describe("the installed operator's ServiceAccount", () => {
     expect(granted(INSTALL_NS)).toEqual({
       ...everyone,
       ...clusterWide,
-      "leases.coordination.k8s.io": "create get update",
+      "leases.coordination.k8s.io": "create get list update watch",
     });
   });
 });

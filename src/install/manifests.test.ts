@@ -119,7 +119,11 @@ describe("RBAC", () => {
   test("leases are granted only through a Role in the install namespace", () => {
     expect(verbsOf(clusterRules, "coordination.k8s.io", "leases")).toEqual([]);
     expect(roleRules).toEqual([
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        verbs: ["get", "create", "update", "list", "watch"],
+      },
     ]);
     expect(byKind("Role").metadata.namespace).toBe("devctl-system");
     expect(byKind("RoleBinding").subjects).toEqual([

@@ -50,9 +50,15 @@ export function operatorRules(): PolicyRule[] {
   ];
 }
 
-/** What leader election needs, in the install namespace only (get, create, then update to renew and release). */
+/**
+ * What leader election needs, in the install namespace only: get, create, then update to renew and release
+ * (runtime/leader-election.ts); list and watch for a standby's watch on its Lease (runtime/_lease-watch.ts,
+ * one Lease by a metadata.name field selector).
+ */
 export function leaseRules(): PolicyRule[] {
-  return [{ apiGroups: [LEASES.group], resources: [LEASES.plural], verbs: ["get", "create", "update"] }];
+  return [
+    { apiGroups: [LEASES.group], resources: [LEASES.plural], verbs: ["get", "create", "update", "list", "watch"] },
+  ];
 }
 
 export interface RbacNames {

@@ -28,6 +28,8 @@ export interface LeaderElectionConfig {
   retryPeriodMs?: number;
   /** Release the Lease when the run signal aborts. Default true. */
   releaseOnCancel?: boolean;
+  /** Watch the Lease while waiting to lead (needs list and watch on it). Default true. */
+  watchLease?: boolean;
 }
 
 export class LeaderElectionConfigError extends Error {
@@ -38,7 +40,14 @@ export class LeaderElectionConfigError extends Error {
 export const JITTER_FACTOR = 1.2;
 
 export function validateLeaderElectionConfig(c: LeaderElectionConfig): Required<LeaderElectionConfig> {
-  const r = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, releaseOnCancel: true, ...c };
+  const r = {
+    leaseDurationMs: 15_000,
+    renewDeadlineMs: 10_000,
+    retryPeriodMs: 2_000,
+    releaseOnCancel: true,
+    watchLease: true,
+    ...c,
+  };
   const fail = (m: string) => {
     throw new LeaderElectionConfigError(`leader election: ${m}`);
   };

@@ -1,66 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { createFakeClock, type FakeClock } from "./clock.ts";
-import {
-  LeaderElectionConfigError,
-  createLeaderElector,
-  microTime,
-  validateLeaderElectionConfig,
-  type Lease,
-  type LeaderCallbacks,
-  type LeaderOutcome,
-} from "./leader-election.ts";
-import type { Logger } from "./logger.ts";
-import { createFakeKube, objKey, type FakeKube } from "./_fake-kube.ts";
+import { createFakeClock } from "./clock.ts";
+import { LeaderElectionConfigError, microTime, validateLeaderElectionConfig } from "./leader-election.ts";
+import { createFakeKube, objKey } from "./_fake-kube.ts";
+import { lease, NAME, NS, replica } from "./_fake-replica.ts";
 import { KubeError } from "../kube/errors.ts";
 import { LEASES as LEASE } from "../kube/resources.ts";
-import type { KubeClient } from "../kube/types.ts";
-
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const NS = "ops";
-const NAME = "devctl-leader";
-
-/** One replica: an elector whose API calls can be cut off, and what its callbacks saw. */
-function replica(kube: FakeKube, clock: FakeClock, identity: string, work?: (signal: AbortSignal) => Promise<void>) {
-  const cut = { on: false };
-  const view: KubeClient = {
-    ...kube,
-    get: (...a) => (cut.on ? Promise.reject(new KubeError("Unreachable", "cut off", 0)) : kube.get(...a)),
-    replace: (...a) => (cut.on ? Promise.reject(new KubeError("Unreachable", "cut off", 0)) : kube.replace(...a)),
-    create: (...a) => (cut.on ? Promise.reject(new KubeError("Unreachable", "cut off", 0)) : kube.create(...a)),
-  };
-  const status: boolean[] = [];
-  const elector = createLeaderElector(
-    view,
-    { leaseName: NAME, namespace: NS, identity },
-    {
-      clock,
-      logger: quiet,
-      random: () => 0,
-      metrics: { leaderStatus: (_name, leading) => void status.push(leading) },
-    },
-  );
-  const seen = {
-    startedAt: undefined as number | undefined,
-    stoppedAt: undefined as number | undefined,
-    leaders: [] as string[],
-    signal: undefined as AbortSignal | undefined,
-  };
-  const cb: LeaderCallbacks = {
-    onStartedLeading: (signal) => {
-      seen.startedAt = clock.now();
-      seen.signal = signal;
-      return work?.(signal);
-    },
-    onStoppedLeading: () => void (seen.stoppedAt = clock.now()),
-    onNewLeader: (id) => void seen.leaders.push(id),
-  };
-  const ctl = new AbortController();
-  let outcome: LeaderOutcome | undefined;
-  const done = elector.run(ctl.signal, cb).then((o) => (outcome = o));
-  return { elector, cut, seen, status, ctl, done, outcome: () => outcome };
-}
-
-const lease = (kube: FakeKube) => kube.objects.get(objKey(LEASE, NS, NAME)) as Lease | undefined;
 
 describe("leader election", () => {
   test("a replica acquires a lease that does not exist by creating it, and renews it every retry period", async () => {
@@ -106,7 +50,7 @@ describe("leader election", () => {
     await a.done;
   });
 
-  test("a standby takes over a lease not renewed for leaseDuration of its own clock, whatever the remote renewTime says", async () => {
+  test("a standby takes over a lease not renewed for leaseDuration of its own clock, at that instant, whatever the remote renewTime says", async () => {
     const clock = createFakeClock(0);
     const kube = createFakeKube(() => clock.now());
     // A holder that died; its clock was far ahead, so its renewTime lies in the future.
@@ -123,14 +67,14 @@ describe("leader election", () => {
       },
     });
     const b = replica(kube, clock, "b");
-    await clock.advance(14_000);
+    await clock.advance(14_999);
     expect(b.seen.startedAt).toBeUndefined();
-    await clock.advance(2_000);
-    expect(b.seen.startedAt).toBe(16_000); // first retry at or after 0 + 15 s
+    await clock.advance(1);
+    expect(b.seen.startedAt).toBe(15_000); // a try at the instant it expires: 0 + 15 s
     expect(lease(kube)?.spec).toMatchObject({
       holderIdentity: "b",
       leaseTransitions: 4,
-      acquireTime: microTime(16_000),
+      acquireTime: microTime(15_000),
     });
     expect(b.seen.leaders).toEqual(["old", "b"]);
     b.ctl.abort();

@@ -5,7 +5,12 @@
  * - Acquire: get the Lease; create it when missing; take it when its holder is empty (released), is us, or
  *   has not changed the record for `leaseDurationSeconds` as measured on OUR clock since WE last saw the
  *   record change (the remote renewTime is never compared with local time). Tried every retryPeriod
- *   (+ up to 120% jitter, as client-go's JitterUntil), until acquired or aborted.
+ *   (+ up to 120% jitter, as client-go's JitterUntil), and at the instant the observed record expires, until
+ *   acquired or aborted.
+ * - Watched while acquiring (`watchLease`, default on; _lease-watch.ts): each renewal is seen as it is written,
+ *   so the expiry clock starts then rather than up to 4.4 s later, and a release or deletion triggers a try at
+ *   once. After a SIGKILL a standby therefore leads one lease duration after the last renewal (client-go:
+ *   up to two polls later); after a release, at once. Without the watch (no list/watch on leases) it polls.
  * - Renew: every retryPeriod, get + replace with the Lease's resourceVersion (optimistic concurrency:
  *   a Conflict is just a failed try). Failed tries repeat every retryPeriod until `renewDeadline` after the
  *   cycle started; then leadership is lost: the work's signal aborts, onStoppedLeading runs, run() returns
@@ -27,6 +32,7 @@ import type { Logger } from "./logger.ts";
 import type { RuntimeMetrics } from "./metrics.ts";
 import { race } from "./race.ts";
 import { Term } from "./_leader-term.ts";
+import { watchLease } from "./_lease-watch.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { apiVersionOf, LEASES } from "../kube/resources.ts";
 import type { KubeClient } from "../kube/types.ts";
@@ -104,6 +110,8 @@ export class LeaderElector {
   /** True from a successful acquire until run ends; mirrored by leader_election_master_status{name}. */
   #leading = false;
   #onNewLeader: ((identity: string) => void) | undefined;
+  /** Aborts the pending wait between two acquire tries, so the next try runs at once (the Lease was released). */
+  #tryNow: AbortController | undefined;
 
   constructor(client: KubeClient, config: LeaderElectionConfig, opts: LeaderElectorOptions) {
     this.#client = client;
@@ -144,12 +152,26 @@ export class LeaderElector {
     }
   }
 
-  /** Tries every retryPeriod (+ up to 120% jitter, client-go's JitterUntil) until we hold the Lease; false if aborted. */
+  /** Tries until we hold the Lease (see #waitToRetry for when), watching it meanwhile; false if aborted. */
   async acquire(signal: AbortSignal): Promise<boolean> {
-    while (!(await this.tryAcquireOrRenew(signal))) {
-      if (signal.aborted) return false;
-      await this.#clock.sleep(this.#config.retryPeriodMs * (1 + JITTER_FACTOR * this.#random()), signal);
-      if (signal.aborted) return false;
+    const watching = new AbortController();
+    const stopWatching = () => watching.abort();
+    signal.addEventListener("abort", stopWatching, { once: true });
+    const watched = this.#config.watchLease
+      ? watchLease(this.#client, this.#config, { clock: this.#clock, logger: this.#logger }, watching.signal, (r) =>
+          this.#watched(r),
+        )
+      : undefined;
+    try {
+      while (!(await this.tryAcquireOrRenew(signal))) {
+        if (signal.aborted) return false;
+        await this.#waitToRetry(signal);
+        if (signal.aborted) return false;
+      }
+    } finally {
+      signal.removeEventListener("abort", stopWatching);
+      watching.abort();
+      await watched;
     }
     this.#setLeading(true);
     this.#logger.info(`${this.#what}: leading as ${this.#config.identity}`);
@@ -228,6 +250,32 @@ export class LeaderElector {
       this.#logger.debug(`${this.#what}: try failed: ${message(e)}`);
       return false;
     }
+  }
+
+  /**
+   * The wait before the next acquire try: retryPeriod + up to 120% jitter (client-go's JitterUntil), cut short
+   * at the instant another holder's observed record expires, or when the watch sees the Lease released or deleted.
+   */
+  async #waitToRetry(signal: AbortSignal): Promise<void> {
+    const jittered = this.#config.retryPeriodMs * (1 + JITTER_FACTOR * this.#random());
+    const record = this.#observedRecord;
+    const held = record?.holderIdentity && record.holderIdentity !== this.#config.identity;
+    const expiresIn = held
+      ? this.#observedTime + (record.leaseDurationSeconds ?? 0) * 1000 - this.#clock.now()
+      : Number.POSITIVE_INFINITY;
+    const tryNow = new AbortController();
+    this.#tryNow = tryNow;
+    try {
+      await this.#clock.sleep(Math.max(0, Math.min(jittered, expiresIn)), AbortSignal.any([signal, tryNow.signal]));
+    } finally {
+      this.#tryNow = undefined;
+    }
+  }
+
+  /** A record the watch delivered (undefined: no Lease). Released or gone: try now. */
+  #watched(record: LeaseSpec | undefined): void {
+    if (record) this.#observe(record, this.#clock.now());
+    if (!record?.holderIdentity) this.#tryNow?.abort();
   }
 
   /** Tries every retryPeriod until one succeeds (true) or renewDeadline, measured from now, passes (false). */

@@ -321,7 +321,7 @@ describe("the operator image on the real node", () => {
       );
       timings.sigkillTakeoverS = (performance.now() - t) / 1000;
       expect(next).not.toBe(lease?.spec.holderIdentity);
-      // Nobody may take a lease before it expires; the standby polls every ~2 s after that.
+      // Nobody may take a lease before it expires; the standby watches it and tries as it expires.
       expect(timings.sigkillTakeoverS).toBeGreaterThan(durationS - 5);
       expect(timings.sigkillTakeoverS).toBeLessThanOrEqual(durationS + 5);
     },

@@ -134,8 +134,8 @@ export async function failover(ctx: Context): Promise<Section> {
       },
     ],
     notes: [
-      "After SIGKILL the lease is not released: the standby may take it only once it has seen the same lease record unchanged for a whole lease duration on its own clock, counted from when it first saw that record. It looks every retry period plus up to 120% jitter (client-go's JitterUntil: 2–4.4 s), so it sees the leader's last renewal up to 4.4 s late and notices the expiry up to 4.4 s late: takeover lands between about lease duration − retry period (13 s) and lease duration + 2 × 2.2 × retry period (23.8 s), around 17 s on average. controller-runtime behaves the same with these defaults.",
-      "After SIGTERM the leader drains its workers and releases the lease (empty holder); the standby takes it at its next attempt, within one retry period.",
+      "After SIGKILL the lease is not released: the standby may take it only once it has seen the same lease record unchanged for a whole lease duration on its own clock, counted from when it saw that record change (client-go's rule). devctl's standby watches the Lease, so it sees each renewal as it is written and tries at the instant the record expires: it leads one lease duration after the last renewal, which came 0–2 s before the kill, so about 13–15 s after the kill. client-go (and controller-runtime) only polls, every retry period plus up to 120% jitter (2–4.4 s), so it sees the last renewal up to 4.4 s late and the expiry up to 4.4 s late again: 13–23.8 s, around 17 s.",
+      "After SIGTERM the leader drains its workers and releases the lease (empty holder); the standby's watch shows the release and it takes the lease at once (client-go: at its next poll, within 2–4.4 s).",
       "The goal is checked against the slowest trial, not the median.",
     ],
   };
