@@ -1,7 +1,10 @@
 /**
- * The Lease record and the elector's configuration: types, client-go's validation of the timings, and
- * metav1.MicroTime. Pure; leader-election.ts re-exports all of it.
+ * The Lease record, the elector's configuration, options, callbacks and outcomes: types, client-go's
+ * validation of the timings, and metav1.MicroTime. Pure; leader-election.ts re-exports all of it.
  */
+import type { Clock } from "./clock.ts";
+import type { Logger } from "./logger.ts";
+import type { RuntimeMetrics } from "./metrics.ts";
 import type { KubeObject } from "../kube/types.ts";
 
 export interface LeaseSpec {
@@ -30,6 +33,31 @@ export interface LeaderElectionConfig {
   releaseOnCancel?: boolean;
   /** Watch the Lease while waiting to lead (needs list and watch on it). Default true. */
   watchLease?: boolean;
+}
+
+export interface LeaderCallbacks {
+  /** Runs when leadership is acquired; `signal` aborts when it ends. Shutdown waits for its promise. */
+  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  /** Runs once when leadership ends (lost or released). Never called if it was never acquired. */
+  onStoppedLeading(): void;
+  /** A (new) holder was observed, us included. */
+  onNewLeader?(identity: string): void;
+}
+
+export type LeaderOutcome =
+  /** The signal aborted before leadership was acquired. */
+  | { kind: "cancelled" }
+  /** Renewal failed for renewDeadline: another replica may lead now. Exit non-zero. */
+  | { kind: "lost" }
+  /** Stopped on request (or the work failed) and the work drained; the Lease was released if configured. */
+  | { kind: "released"; workError?: unknown };
+
+export interface LeaderElectorOptions {
+  clock: Clock;
+  logger: Logger;
+  metrics?: Pick<RuntimeMetrics, "leaderStatus">;
+  /** Uniform in [0, 1) for the retry jitter. Default Math.random. */
+  random?: () => number;
 }
 
 export class LeaderElectionConfigError extends Error {

@@ -9,6 +9,8 @@
  *   older install's Role without list/watch on leases, a dead stream) leaves client-go's polling, with one
  *   warning per failure streak from the watcher.
  * - Runs until `signal` aborts; the returned promise never rejects.
+ * - `WaitBetweenTries` is the wait the watch can cut short: a cut that comes while no wait is pending (during a
+ *   try) skips the next wait instead of being lost; each cut skips at most one wait, so tries never spin.
  */
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
@@ -41,4 +43,34 @@ export function watchLease(
       onRecord(lease ? (lease.spec ?? {}) : undefined);
     })
     .catch((e: unknown) => opts.logger.debug(`the watch on lease ${target.namespace}/${target.leaseName} ended: ${e}`));
+}
+
+/** The elector's wait between two acquire tries, which a watched release cuts short. */
+export class WaitBetweenTries {
+  #pending: AbortController | undefined;
+  #missed = false;
+
+  /** Sleeps `ms` on `clock`, until `signal` aborts or cutShort(); returns at once after a missed cut. */
+  async sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+    if (this.#missed) {
+      this.#missed = false;
+      return;
+    }
+    const pending = new AbortController();
+    this.#pending = pending;
+    try {
+      await clock.sleep(ms, AbortSignal.any([signal, pending.signal]));
+    } finally {
+      this.#pending = undefined;
+    }
+  }
+
+  cutShort(): void {
+    if (this.#pending) this.#pending.abort();
+    else this.#missed = true;
+  }
+
+  reset(): void {
+    this.#missed = false;
+  }
 }

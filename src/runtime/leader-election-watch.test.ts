@@ -3,6 +3,7 @@ import { createFakeClock } from "./clock.ts";
 import { microTime } from "./leader-election.ts";
 import { createFakeKube, type FakeKube, WatchScript } from "./_fake-kube.ts";
 import { lease, NAME, NS, replica } from "./_fake-replica.ts";
+import { WaitBetweenTries } from "./_lease-watch.ts";
 import { KubeError } from "../kube/errors.ts";
 import { LEASES as LEASE } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -101,5 +102,25 @@ describe("leader election with the Lease watched", () => {
     expect(b.seen.startedAt).toBe(6_880); // its poll after 3.44 s
     b.ctl.abort();
     await b.done;
+  });
+
+  test("a release seen during a try skips the next wait, once, so tries neither miss it nor spin", async () => {
+    const clock = createFakeClock(0);
+    const wait = new WaitBetweenTries();
+    const never = new AbortController().signal;
+    wait.cutShort(); // no wait pending: the watch event came while a try was in flight
+    await wait.sleep(clock, 2_000, never);
+    expect(clock.now()).toBe(0);
+    let woke = false;
+    const second = wait.sleep(clock, 2_000, never).then(() => (woke = true));
+    await clock.advance(1_999);
+    expect(woke).toBe(false);
+    wait.cutShort();
+    await second;
+    expect(clock.now()).toBe(1_999);
+    const third = wait.sleep(clock, 2_000, never); // the cut was used: a whole wait again
+    await clock.advance(2_000);
+    await third;
+    expect(clock.now()).toBe(3_999);
   });
 });

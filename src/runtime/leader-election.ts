@@ -29,17 +29,18 @@
  */
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
-import type { RuntimeMetrics } from "./metrics.ts";
-import { race } from "./race.ts";
+import { LeaseIO } from "./_lease-io.ts";
 import { Term } from "./_leader-term.ts";
-import { watchLease } from "./_lease-watch.ts";
+import { WaitBetweenTries, watchLease } from "./_lease-watch.ts";
 import { isNotFound } from "../kube/errors.ts";
-import { apiVersionOf, LEASES } from "../kube/resources.ts";
 import type { KubeClient } from "../kube/types.ts";
 import {
   JITTER_FACTOR,
-  microTime,
   type Lease,
+  type LeaderCallbacks,
+  type LeaderElectorOptions,
+  type LeaderOutcome,
+  microTime,
   type LeaderElectionConfig,
   type LeaseSpec,
   validateLeaderElectionConfig,
@@ -47,37 +48,15 @@ import {
 
 export {
   type Lease,
+  type LeaderCallbacks,
   type LeaderElectionConfig,
   LeaderElectionConfigError,
+  type LeaderElectorOptions,
+  type LeaderOutcome,
   type LeaseSpec,
   microTime,
   validateLeaderElectionConfig,
 } from "./_leader-config.ts";
-
-export interface LeaderCallbacks {
-  /** Runs when leadership is acquired; `signal` aborts when it ends. Shutdown waits for its promise. */
-  onStartedLeading(signal: AbortSignal): void | Promise<void>;
-  /** Runs once when leadership ends (lost or released). Never called if it was never acquired. */
-  onStoppedLeading(): void;
-  /** A (new) holder was observed, us included. */
-  onNewLeader?(identity: string): void;
-}
-
-export type LeaderOutcome =
-  /** The signal aborted before leadership was acquired. */
-  | { kind: "cancelled" }
-  /** Renewal failed for renewDeadline: another replica may lead now. Exit non-zero. */
-  | { kind: "lost" }
-  /** Stopped on request (or the work failed) and the work drained; the Lease was released if configured. */
-  | { kind: "released"; workError?: unknown };
-
-export interface LeaderElectorOptions {
-  clock: Clock;
-  logger: Logger;
-  metrics?: Pick<RuntimeMetrics, "leaderStatus">;
-  /** Uniform in [0, 1) for the retry jitter. Default Math.random. */
-  random?: () => number;
-}
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -87,6 +66,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
  */
 export class LeaderElector {
   readonly #client: KubeClient;
+  readonly #io: LeaseIO;
   readonly #config: Required<LeaderElectionConfig>;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -110,13 +90,14 @@ export class LeaderElector {
   /** True from a successful acquire until run ends; mirrored by leader_election_master_status{name}. */
   #leading = false;
   #onNewLeader: ((identity: string) => void) | undefined;
-  /** Aborts the pending wait between two acquire tries, so the next try runs at once (the Lease was released). */
-  #tryNow: AbortController | undefined;
+  /** The wait between two acquire tries, which the watch cuts short when the Lease is released or deleted. */
+  readonly #between = new WaitBetweenTries();
 
   constructor(client: KubeClient, config: LeaderElectionConfig, opts: LeaderElectorOptions) {
     this.#client = client;
     this.#config = validateLeaderElectionConfig(config);
     this.#clock = opts.clock;
+    this.#io = new LeaseIO(client, this.#config, opts.clock);
     this.#logger = opts.logger;
     this.#metrics = opts.metrics;
     this.#random = opts.random ?? Math.random;
@@ -154,6 +135,7 @@ export class LeaderElector {
 
   /** Tries until we hold the Lease (see #waitToRetry for when), watching it meanwhile; false if aborted. */
   async acquire(signal: AbortSignal): Promise<boolean> {
+    this.#between.reset();
     const watching = new AbortController();
     const stopWatching = () => watching.abort();
     signal.addEventListener("abort", stopWatching, { once: true });
@@ -203,7 +185,7 @@ export class LeaderElector {
     const ctl = new AbortController();
     const timer = this.#clock.setTimeout(() => ctl.abort(), this.#config.renewDeadlineMs);
     try {
-      const lease = await this.#call(this.#get(ctl.signal), ctl.signal);
+      const lease = await this.#io.get(ctl.signal);
       if (lease.spec?.holderIdentity !== this.#config.identity) return true;
       const now = microTime(this.#clock.now());
       const spec: LeaseSpec = {
@@ -213,7 +195,7 @@ export class LeaderElector {
         renewTime: now,
         leaseTransitions: lease.spec.leaseTransitions ?? 0,
       };
-      this.#observe(await this.#update(lease, spec, ctl.signal), this.#clock.now());
+      this.#observe(await this.#io.replace(lease, spec, ctl.signal), this.#clock.now());
       this.#logger.info(`${this.#what}: released`);
       return true;
     } catch (e) {
@@ -244,7 +226,7 @@ export class LeaderElector {
       const next = this.#record(now, old.leaseTransitions ?? 0);
       if (holder === this.#config.identity) next.acquireTime = old.acquireTime ?? next.acquireTime;
       else next.leaseTransitions = (old.leaseTransitions ?? 0) + 1;
-      this.#observe(await this.#update(lease, next, signal), now);
+      this.#observe(await this.#io.replace(lease, next, signal), now);
       return true;
     } catch (e) {
       this.#logger.debug(`${this.#what}: try failed: ${message(e)}`);
@@ -263,19 +245,13 @@ export class LeaderElector {
     const expiresIn = held
       ? this.#observedTime + (record.leaseDurationSeconds ?? 0) * 1000 - this.#clock.now()
       : Number.POSITIVE_INFINITY;
-    const tryNow = new AbortController();
-    this.#tryNow = tryNow;
-    try {
-      await this.#clock.sleep(Math.max(0, Math.min(jittered, expiresIn)), AbortSignal.any([signal, tryNow.signal]));
-    } finally {
-      this.#tryNow = undefined;
-    }
+    await this.#between.sleep(this.#clock, Math.max(0, Math.min(jittered, expiresIn)), signal);
   }
 
   /** A record the watch delivered (undefined: no Lease). Released or gone: try now. */
   #watched(record: LeaseSpec | undefined): void {
     if (record) this.#observe(record, this.#clock.now());
-    if (!record?.holderIdentity) this.#tryNow?.abort();
+    if (!record?.holderIdentity) this.#between.cutShort();
   }
 
   /** Tries every retryPeriod until one succeeds (true) or renewDeadline, measured from now, passes (false). */
@@ -299,30 +275,13 @@ export class LeaderElector {
   /** The Lease, or "created" when it did not exist and we created it holding it. */
   async #getOrCreate(now: number, signal: AbortSignal): Promise<Lease | "created"> {
     try {
-      return await this.#call(this.#get(signal), signal);
+      return await this.#io.get(signal);
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
-    const { leaseName: name, namespace } = this.#config;
-    const lease: Lease = {
-      apiVersion: apiVersionOf(LEASES),
-      kind: LEASES.kind,
-      metadata: { name, namespace },
-      spec: this.#record(now, 0),
-    };
-    const created = await this.#call(this.#client.create<Lease>(LEASES, lease, { signal }), signal);
+    const created = await this.#io.create(this.#record(now, 0), signal);
     this.#observe(created.spec ?? {}, now);
     return "created";
-  }
-
-  #get(signal: AbortSignal): Promise<Lease> {
-    return this.#client.get<Lease>(LEASES, this.#config.leaseName, this.#config.namespace, signal);
-  }
-
-  /** Replaces the Lease's record (optimistic concurrency on its resourceVersion); the record as written. */
-  async #update(lease: Lease, spec: LeaseSpec, signal: AbortSignal): Promise<LeaseSpec> {
-    const written = await this.#call(this.#client.replace<Lease>(LEASES, { ...lease, spec }, { signal }), signal);
-    return written.spec ?? spec;
   }
 
   /** Our record as holder at `now`. */
@@ -347,13 +306,6 @@ export class LeaderElector {
     this.#announced = holder;
     this.#logger.info(`${this.#what}: held by ${holder}${holder === this.#config.identity ? " (us)" : ""}`);
     this.#guard("onNewLeader", () => this.#onNewLeader?.(holder));
-  }
-
-  /** An API call bounded by `signal`; rejects with "aborted" when it fires first. */
-  async #call<V>(p: Promise<V>, signal: AbortSignal): Promise<V> {
-    const r = await race(p, this.#clock, undefined, signal);
-    if (r.kind === "value") return r.value;
-    throw r.kind === "error" ? r.cause : new Error("aborted");
   }
 
   #setLeading(leading: boolean): void {
