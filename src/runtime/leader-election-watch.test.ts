@@ -23,13 +23,25 @@ function watched(kube: FakeKube): WatchScript {
 /** What the API server would send now for the Lease. */
 const modified = (kube: FakeKube) => ({ type: "MODIFIED" as const, object: lease(kube) as KubeObject });
 
+/** "a" leads (it created the Lease at 0), then "b" waits as a standby with JITTER. */
+async function leaderAndStandby() {
+  const clock = createFakeClock(0);
+  const kube = createFakeKube(() => clock.now());
+  const a = replica(kube, clock, "a");
+  await clock.settle();
+  const b = replica(kube, clock, "b", undefined, { random: JITTER });
+  return { clock, kube, a, b };
+}
+
+/** Stops every replica and waits for their runs to end. */
+async function stop(...rs: ReturnType<typeof replica>[]) {
+  for (const r of rs) r.ctl.abort();
+  await Promise.all(rs.map((r) => r.done));
+}
+
 describe("leader election with the Lease watched", () => {
   test("a standby that sees every renewal takes over one lease duration after the last one, not a poll later", async () => {
-    const clock = createFakeClock(0);
-    const kube = createFakeKube(() => clock.now());
-    const a = replica(kube, clock, "a");
-    await clock.settle();
-    const b = replica(kube, clock, "b", undefined, { random: JITTER });
+    const { clock, kube, a, b } = await leaderAndStandby();
     const stream = watched(kube);
     await clock.advance(4_000); // a renewed at 2 s and 4 s; b polled at 0 and 3.44 s
     stream.push(modified(kube));
@@ -42,36 +54,24 @@ describe("leader election with the Lease watched", () => {
     expect(b.seen.startedAt).toBe(19_000);
     expect(lease(kube)?.spec).toMatchObject({ holderIdentity: "b", acquireTime: microTime(19_000) });
     expect(stream.signal?.aborted).toBe(true); // the leader no longer watches
-    a.ctl.abort();
-    b.ctl.abort();
-    await Promise.all([a.done, b.done]);
+    await stop(a, b);
   });
 
   test("a release seen through the watch is taken at once", async () => {
-    const clock = createFakeClock(0);
-    const kube = createFakeKube(() => clock.now());
-    const a = replica(kube, clock, "a");
-    await clock.settle();
-    const b = replica(kube, clock, "b", undefined, { random: JITTER });
+    const { clock, kube, a, b } = await leaderAndStandby();
     const stream = watched(kube);
     await clock.advance(5_000);
-    a.ctl.abort();
-    await a.done;
+    await stop(a);
     expect(lease(kube)?.spec?.holderIdentity).toBe("");
     stream.push(modified(kube));
     await clock.settle();
     expect(b.seen.startedAt).toBe(5_000); // its next poll would have been at 6.88 s
     expect(lease(kube)?.spec).toMatchObject({ holderIdentity: "b", leaseTransitions: 1 });
-    b.ctl.abort();
-    await b.done;
+    await stop(b);
   });
 
   test("a deleted Lease seen through the watch is created again at once by the standby", async () => {
-    const clock = createFakeClock(0);
-    const kube = createFakeKube(() => clock.now());
-    const a = replica(kube, clock, "a");
-    await clock.settle();
-    const b = replica(kube, clock, "b", undefined, { random: JITTER });
+    const { clock, kube, a, b } = await leaderAndStandby();
     const stream = watched(kube);
     await clock.advance(1_000);
     const gone = lease(kube) as KubeObject;
@@ -81,27 +81,19 @@ describe("leader election with the Lease watched", () => {
     await clock.settle();
     expect(b.seen.startedAt).toBe(1_000);
     expect(lease(kube)?.spec).toMatchObject({ holderIdentity: "b", leaseTransitions: 0 });
-    a.ctl.abort();
-    b.ctl.abort();
-    await Promise.all([a.done, b.done]);
+    await stop(a, b);
   });
 
   test("a standby that may not list and watch leases still takes over, by polling", async () => {
-    const clock = createFakeClock(0);
-    const kube = createFakeKube(() => clock.now());
-    const a = replica(kube, clock, "a");
-    await clock.settle();
-    const b = replica(kube, clock, "b", undefined, { random: JITTER });
+    const { clock, kube, a, b } = await leaderAndStandby();
     kube.answerList(new KubeError("Forbidden", 'leases.coordination.k8s.io is forbidden: cannot list "leases"', 403));
     await clock.advance(5_000);
-    a.ctl.abort();
-    await a.done;
+    await stop(a);
     await clock.advance(1_879);
     expect(b.seen.startedAt).toBeUndefined();
     await clock.advance(1);
     expect(b.seen.startedAt).toBe(6_880); // its poll after 3.44 s
-    b.ctl.abort();
-    await b.done;
+    await stop(b);
   });
 
   test("a release seen during a try skips the next wait, once, so tries neither miss it nor spin", async () => {
