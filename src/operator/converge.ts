@@ -62,7 +62,7 @@ export interface ConvergeContext {
   webapp: WebApp;
   /** The API server still has this WebApp (same uid, not being deleted); asked before an adoption. */
   ownerExists: () => Promise<boolean>;
-  /** Ask ownerExists before a create too (the reconciler says when: a creation that may be a re-creation). */
+  /** Ask ownerExists beside a create too (the reconciler says when: a creation that may be a re-creation). */
   confirmOwner: boolean;
   signal: AbortSignal;
 }
@@ -98,10 +98,35 @@ async function converge(ctx: ConvergeContext, child: Child, found: KubeObject): 
  * writes an existing object: one the cache does not show yet (appeared since, or a cache that lags) fails
  * with 409 AlreadyExists. A refused create (409, 422, 5xx; not 403) reads the name once: an object found
  * there is decided on as any existing one (reported when it is someone else's), else the refusal is the
- * problem. When ctx.confirmOwner, only for a WebApp the API server still has (see reconciler.ts).
+ * problem. When ctx.confirmOwner, the owner check runs beside the create (see ownerChecked).
  */
 async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
-  if (ctx.confirmOwner && !(await ctx.ownerExists())) return { kind: "ownerGone" };
+  return ctx.confirmOwner ? ownerChecked(ctx, createOrDecide(ctx, child)) : createOrDecide(ctx, child);
+}
+
+/**
+ * A re-creation (ctx.confirmOwner, see reconciler.ts) asks the API server whether the WebApp is still there
+ * while its create is in flight, so that it costs one round trip, as a first creation does. When the WebApp
+ * turns out gone the outcome is ownerGone whatever the create did: a child it made names an owner uid that
+ * does not exist, which the garbage collector removes, and the reconciler remembers the uid so that it
+ * creates nothing for it again. The create is always awaited, so no write outlives the pass.
+ */
+async function ownerChecked(ctx: ConvergeContext, creating: Promise<ChildOutcome>): Promise<ChildOutcome> {
+  const settled = creating.then(
+    (outcome) => () => outcome,
+    (e: unknown) => () => {
+      throw e;
+    },
+  );
+  try {
+    if (!(await ctx.ownerExists())) return { kind: "ownerGone" };
+  } finally {
+    await settled;
+  }
+  return (await settled)();
+}
+
+async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   let created: KubeObject;
   try {

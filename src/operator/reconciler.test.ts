@@ -306,7 +306,7 @@ describe("a new WebApp", () => {
     expect(w.events).toHaveLength(1);
   });
 
-  test("whose child is deleted once the cache has shown it gets it created again at once, the WebApp confirmed first", async () => {
+  test("whose child is deleted once the cache has shown it gets it created again at once, the WebApp confirmed beside it", async () => {
     const w = world();
     w.stored(testApp());
     await w.reconcile();
@@ -317,13 +317,38 @@ describe("a new WebApp", () => {
     w.childrenCached(); // its delete event
     const before = w.api.actions.length;
     await w.reconcile();
-    expect(w.api.actions.slice(before, before + 2).map((a) => `${a.method} ${a.path}`)).toEqual([
-      `GET ${APP_PATH}`, // reconciled before: is this a re-creation for a WebApp that is gone?
-      `POST ${DEPS}`,
-    ]);
+    const again = w.api.actions.slice(before, before + 2).map((a) => `${a.method} ${a.path}`);
+    // reconciled before: is this a re-creation for a WebApp that is gone? Asked in the same round trip.
+    expect(again.sort()).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`].sort());
   });
 
-  test("whose children the cache still does not show after WRITTEN_TTL_MS gets them created again, asking the API server first", async () => {
+  test("being created again sends the create before the owner check is answered: one round trip", async () => {
+    const answer: Array<() => void> = [];
+    const sent: string[] = [];
+    const w = world({
+      wrap: (client) => ({
+        ...client,
+        get: async (rt, name, ns, signal) => {
+          sent.push(`GET ${rt.kind}`);
+          await new Promise<void>((resolve) => answer.push(resolve));
+          return client.get(rt, name, ns, signal);
+        },
+        create: async (rt, obj, o) => {
+          sent.push(`POST ${obj.kind}`);
+          return client.create(rt, obj, o);
+        },
+      }),
+    });
+    w.stored(withStatus(testApp(), liveDeployment(testApp()), liveService(testApp()))); // reconciled before
+    const outcome = w.reconcile();
+    await w.clock.settle();
+    expect(sent.sort()).toEqual(["GET WebApp", "POST Deployment", "POST Service"]); // the GET not answered yet
+    for (const resolve of answer) resolve();
+    await outcome;
+    expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2);
+  });
+
+  test("whose children the cache still does not show after WRITTEN_TTL_MS gets them created again, asking the API server beside it", async () => {
     const w = world();
     w.stored(testApp());
     await w.reconcile();
@@ -331,9 +356,9 @@ describe("a new WebApp", () => {
     await w.clock.advance(WRITTEN_TTL_MS);
     const before = w.api.actions.length;
     await w.reconcile();
-    const again = w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`);
-    expect(again[0]).toBe(`GET ${APP_PATH}`); // a re-creation within CREATED_TTL_MS of a creation
-    expect(again.slice(1, 3).sort()).toEqual([`POST ${DEPS}`, `POST ${SVCS}`].sort());
+    const again = w.api.actions.slice(before, before + 3).map((a) => `${a.method} ${a.path}`);
+    // A re-creation within CREATED_TTL_MS of a creation asks too.
+    expect(again.sort()).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`].sort());
   });
 });
 
@@ -917,51 +942,90 @@ describe("a WebApp with nothing to do", () => {
 });
 
 describe("a WebApp the cache still holds but the API server no longer has", () => {
-  test("gets its children created once without asking (the garbage collector removes them), then no more", async () => {
+  test("gets its children created without asking, once more beside the check that finds it gone, then never", async () => {
     const w = world();
     w.webapps.set(KEY, testApp()); // deleted: only the lagging cache remembers it
     await w.reconcile();
     expect(w.api.actions.filter((a) => a.method === "GET")).toEqual([]);
     expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2);
-    w.childrenCached(); // their add events
-    await w.reconcile();
-    for (const [rt, name] of [
-      [DEPLOYMENT_RESOURCE, "test-app-deployment"],
-      [SERVICE_RESOURCE, "test-app-svc"],
-    ] as const)
-      await w.api.client.delete(rt, name, "default"); // the garbage collector: their owner uid does not exist
-    w.childrenCached(); // their delete events reconcile the stale WebApp again
+    const collect = async () => {
+      w.childrenCached(); // their add events
+      await w.reconcile(); // the cache has shown them: it is what counts from now on
+      for (const [rt, name] of [
+        [DEPLOYMENT_RESOURCE, "test-app-deployment"],
+        [SERVICE_RESOURCE, "test-app-svc"],
+      ] as const)
+        await w.api.client.delete(rt, name, "default").catch(() => undefined); // the garbage collector
+      w.childrenCached(); // their delete events reconcile the stale WebApp again
+    };
+    await collect();
     const before = w.api.actions.length;
-
+    // A re-creation within CREATED_TTL_MS of a creation asks: the WebApp is gone, and its uid is remembered.
     expect(await w.reconcile()).toEqual(done());
-    // A re-creation within CREATED_TTL_MS of a creation asks first: no create/delete loop with the collector.
-    expect(w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${APP_PATH}`]);
-    await w.clock.advance(CREATED_TTL_MS - 1);
-    expect(await w.reconcile()).toEqual(done()); // found gone: asked again, still nothing created
-    expect(w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`)).toEqual([
-      `GET ${APP_PATH}`,
-      `GET ${APP_PATH}`,
-    ]);
+    expect(
+      w.api.actions
+        .slice(before)
+        .map((a) => `${a.method} ${a.path}`)
+        .sort(),
+    ).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`].sort());
+    await collect(); // what it created beside the check is collected too
+    const after = w.api.actions.length;
+    for (const wait of [0, CREATED_TTL_MS - 1]) {
+      await w.clock.advance(wait);
+      expect(await w.reconcile()).toEqual(done()); // no create/delete loop with the collector: no request at all
+    }
+    expect(w.api.actions.length).toBe(after);
   });
 
-  test("reconciled before (it has a status) gets no child created: the API server is asked first", async () => {
+  test("reconciled before (it has a status): the check beside the creates finds it gone, and nothing is asked or created again", async () => {
     const w = world();
     // Deleted: only the lagging cache remembers it, and the garbage collector removed its children.
     w.webapps.set(KEY, withStatus(testApp(), liveDeployment(testApp()), liveService(testApp())));
     expect(await w.reconcile()).toEqual(done());
-    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${APP_PATH}`]);
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`).sort()).toEqual(
+      [`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`].sort(),
+    );
+    expect(w.events).toEqual([]); // what it created is the collector's, not announced
+    const before = w.api.actions.length;
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.api.actions.length).toBe(before);
   });
 
-  test("nor does one replaced by a new WebApp of the same name (another uid) get them created twice", async () => {
+  test("a check that fails is retried: the create it ran beside is awaited first, and the uid is not taken for gone", async () => {
+    let fail = true;
+    const w = world({
+      wrap: (client) => ({
+        ...client,
+        get: async (rt, name, ns, signal) => {
+          if (fail && rt.kind === "WebApp") throw new Error("connection reset");
+          return client.get(rt, name, ns, signal);
+        },
+      }),
+    });
+    w.stored(withStatus(testApp(), liveDeployment(testApp()), liveService(testApp())));
+    await expect(w.reconcile()).rejects.toThrow("connection reset");
+    expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2); // both answered
+    fail = false;
+    w.childrenCached();
+    await w.reconcile();
+    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === APP_PATH)).toHaveLength(0);
+    expect(w.statusWrites().length).toBeGreaterThan(0); // reconciled as the live WebApp it is
+  });
+
+  test("nor does one replaced by a new WebApp of the same name (another uid) get them created more than beside its check", async () => {
     const w = world();
     w.api.put(WEBAPP_RESOURCE, testApp({}, "uid-2"));
     w.webapps.set(KEY, testApp({}, "uid-1"));
     await w.reconcile();
     const before = w.writes().length;
     await w.clock.advance(WRITTEN_TTL_MS); // what it wrote is forgotten; the cache never showed it
+    const asked = w.api.actions.length;
     expect(await w.reconcile()).toEqual(done());
-    expect(w.writes().length).toBe(before);
-    expect(w.api.actions.at(-1)).toMatchObject({ method: "GET", path: APP_PATH });
+    expect(w.api.actions.slice(asked)).toContainEqual(expect.objectContaining({ method: "GET", path: APP_PATH }));
+    const after = w.writes().length;
+    expect(after - before).toBeLessThanOrEqual(2); // the creates beside the check (409: the first ones exist)
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes().length).toBe(after); // uid-1 is known gone
   });
 });
 

@@ -11,14 +11,16 @@
  * pod failure is reported.
  * Between calls it remembers, bounded and expiring (expectations.ts): the children it wrote until the cache
  * shows them, so a pass that runs before the watch delivered them neither writes nor reads again; and the
- * WebApps it created children for in the last CREATED_TTL_MS, for the owner check below.
- * The owner check: a cached WebApp may be gone from the API server (the cache lags). A first creation for it
- * is harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not:
+ * WebApps it created children for in the last CREATED_TTL_MS, and those the API server said are gone, for
+ * the owner check below.
+ * The owner check: a cached WebApp may be gone from the API server (the cache lags). A creation for it is
+ * harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not:
  * collected children reconcile the stale WebApp again, which would create them again. So a creation that may
- * be a re-creation first asks the API server (one GET), and creates nothing if the WebApp is gone (ownerGone):
- * for a WebApp this process created children for within CREATED_TTL_MS, or one that has a status (it was
- * reconciled before, so a missing child was deleted: by someone, or by the collector as the WebApp is gone).
- * A new WebApp (no status, nothing created) creates without asking. An adoption always asks.
+ * be a re-creation asks the API server (one GET, beside the create: converge.ts), and once the WebApp is
+ * found gone (ownerGone) nothing is created for its uid again: for a WebApp this process created children
+ * for within CREATED_TTL_MS, or one that has a status (it was reconciled before, so a missing child was
+ * deleted: by someone, or by the collector as the WebApp is gone). A new WebApp (no status, nothing created)
+ * creates without asking. An adoption always asks first.
  * A status that is already stale is not written: when the request is superseded (its key was queued again
  * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
  * Except news someone may be waiting for: a status that turns Ready or Stalled True is written at once (the
@@ -75,14 +77,17 @@ export interface ReconcilerDeps {
 /** What the reconciler remembers between calls (see the contract above). */
 interface Memory {
   written: WrittenChildren;
-  /** uids of WebApps this process created a child for (or found gone) within CREATED_TTL_MS. */
+  /** uids of WebApps this process created a child for within CREATED_TTL_MS. */
   created: ExpiringMap<true>;
+  /** uids of WebApps the API server said are gone (or being deleted): a uid never comes back. */
+  gone: ExpiringMap<true>;
 }
 
 export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
   const memory: Memory = {
     written: new WrittenChildren(deps.clock),
     created: new ExpiringMap<true>(deps.clock, CREATED_TTL_MS),
+    gone: new ExpiringMap<true>(deps.clock, CREATED_TTL_MS),
   };
   return (req, signal) => reconcile(deps, memory, req, signal);
 }
@@ -159,6 +164,7 @@ async function convergeChildren(
   signal: AbortSignal,
 ): Promise<Observed> {
   const uid = webapp.metadata.uid;
+  if (uid !== undefined && memory.gone.get(uid)) return { kind: "ownerGone" }; // the cache still lags
   let ownerCheck: Promise<boolean> | undefined;
   const ctx: ConvergeContext = {
     ...deps,
@@ -195,7 +201,8 @@ async function convergeChildren(
         break;
     }
   }
-  if (uid !== undefined && (created.length > 0 || ownerGone)) memory.created.set(uid, true);
+  if (uid !== undefined && ownerGone) memory.gone.set(uid, true);
+  else if (uid !== undefined && created.length > 0) memory.created.set(uid, true);
   announceCreated(ctx, created);
   return ownerGone ? { kind: "ownerGone" } : observed;
 }

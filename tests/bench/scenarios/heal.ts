@@ -167,7 +167,7 @@ export async function heal(ctx: Context): Promise<Section> {
       },
     ],
     notes: [
-      "The heal path: the Deployment's DELETED event reaches the operator's watch, maps to its owner WebApp, the reconcile finds it missing in the cache (which holds every Deployment of the namespace), checks the WebApp still exists (one GET: it was reconciled before, so this may be the garbage collector's doing) and creates it (one POST).",
+      "The heal path: the Deployment's DELETED event reaches the operator's watch, maps to its owner WebApp, the reconcile finds it missing in the cache (which holds every Deployment of the namespace), and creates it (one POST) while it checks that the WebApp still exists (one GET beside it, the same round trip: it was reconciled before, so this may be the garbage collector's doing).",
       "“Available again” adds the controller-manager's ReplicaSet and Pod, KWOK's Ready and the operator's status update.",
       ...(stuck.length
         ? [
