@@ -112,18 +112,11 @@ async function create(ctx: ConvergeContext, child: Child): Promise<ChildOutcome>
  * creates nothing for it again. The create is always awaited, so no write outlives the pass.
  */
 async function ownerChecked(ctx: ConvergeContext, creating: Promise<ChildOutcome>): Promise<ChildOutcome> {
-  const settled = creating.then(
-    (outcome) => () => outcome,
-    (e: unknown) => () => {
-      throw e;
-    },
-  );
-  try {
-    if (!(await ctx.ownerExists())) return { kind: "ownerGone" };
-  } finally {
-    await settled;
-  }
-  return (await settled)();
+  const [exists, created] = await Promise.allSettled([ctx.ownerExists(), creating]);
+  if (exists.status === "rejected") throw exists.reason;
+  if (!exists.value) return { kind: "ownerGone" };
+  if (created.status === "rejected") throw created.reason;
+  return created.value;
 }
 
 async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
