@@ -191,8 +191,8 @@ export const WebAppStatus = v.pipe(
       v.pipe(
         v.array(Condition),
         v.description(
-          "Ready, Reconciling and Stalled (kstatus: Ready is True only when nothing is in progress or failing; " +
-            "Stalled means someone must act), then Available, Progressing and Degraded.",
+          "Ready, then Reconciling or Stalled while True (kstatus: Ready is True only when nothing is in progress " +
+            "or failing; Stalled means someone must act), then Available, Progressing and Degraded.",
         ),
         openapi({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
       ),

@@ -59,8 +59,6 @@ describe("computeStatus", () => {
     });
     expect(byType(st)).toEqual({
       Ready: ["True", "Available", "3/3 replicas are ready"],
-      Reconciling: ["False", "AsExpected", "nothing left to do"],
-      Stalled: ["False", "AsExpected", "no problems found"],
       Available: ["True", "DeploymentAvailable", "3/3 replicas are ready"],
       Progressing: ["False", "RolloutComplete", "3 of 3 replicas ready and available"],
       Degraded: ["False", "AsExpected", "no problems found"],
@@ -77,6 +75,21 @@ describe("computeStatus", () => {
     expect(statusEqual(stored, again)).toBe(true);
   });
 
+  test("a status written before Reconciling and Stalled became abnormal-true (both False) needs no write", () => {
+    const now = computeStatus(testApp(), deployment(), service(), [], T0);
+    const stamp = { lastTransitionTime: "2024-05-01T11:00:00Z", observedGeneration: 1 };
+    const older = [
+      { type: "Reconciling", status: "False", reason: "AsExpected", message: "nothing left to do", ...stamp },
+      { type: "Stalled", status: "False", reason: "AsExpected", message: "no problems found", ...stamp },
+    ] as const;
+    const stored = { ...now, conditions: [...now.conditions!, ...older] };
+    expect(statusEqual(stored, computeStatus(withStatus(testApp(), stored), deployment(), service(), [], T1))).toBe(
+      true,
+    );
+    const reconcilingTrue = { ...now, conditions: [...now.conditions!, { ...older[0], status: "True" as const }] };
+    expect(statusEqual(reconcilingTrue, now)).toBe(false);
+  });
+
   test("a condition whose status flips gets a new lastTransitionTime; the others keep theirs", () => {
     const stored = computeStatus(testApp(), deployment(), service(), [], T0);
     const scaling = computeStatus(
@@ -90,7 +103,6 @@ describe("computeStatus", () => {
     expect(times).toEqual({
       Ready: "2024-05-01T12:00:30Z",
       Reconciling: "2024-05-01T12:00:30Z",
-      Stalled: "2024-05-01T12:00:00Z",
       Available: "2024-05-01T12:00:00Z",
       Progressing: "2024-05-01T12:00:30Z",
       Degraded: "2024-05-01T12:00:00Z",
@@ -253,7 +265,11 @@ describe("computeStatus", () => {
 describe("the kstatus conditions", () => {
   const kstatus = (st: WebAppStatus) => {
     const t = byType(st);
-    return { Ready: t.Ready?.slice(0, 2), Reconciling: t.Reconciling?.[0], Stalled: t.Stalled?.[0] };
+    return {
+      Ready: t.Ready?.slice(0, 2),
+      Reconciling: t.Reconciling?.[0] ?? "absent",
+      Stalled: t.Stalled?.[0] ?? "absent",
+    };
   };
   const foreign: KubeObject = { metadata: { name: "test-app-deployment", namespace: "default" } };
   const deadline = {
@@ -266,37 +282,37 @@ describe("the kstatus conditions", () => {
     [
       "converging (no Deployment yet)",
       () => computeStatus(testApp(), undefined, undefined, [], T0),
-      { Ready: ["False", "RollingOut"], Reconciling: "True", Stalled: "False" },
+      { Ready: ["False", "RollingOut"], Reconciling: "True", Stalled: "absent" },
     ],
     [
       "scaled up with pods pending",
       () => computeStatus(testApp({ replicas: 8 }), deployment({ specReplicas: 8, available: 5 }), service(), [], T0),
-      { Ready: ["False", "RollingOut"], Reconciling: "True", Stalled: "False" },
+      { Ready: ["False", "RollingOut"], Reconciling: "True", Stalled: "absent" },
     ],
     [
       "rolled out",
       () => computeStatus(testApp(), deployment(), service(), [], T0),
-      { Ready: ["True", "Available"], Reconciling: "False", Stalled: "False" },
+      { Ready: ["True", "Available"], Reconciling: "absent", Stalled: "absent" },
     ],
     [
       "blocked by a foreign object",
       () => computeStatus(testApp(), undefined, service(), [resourceExistsProblem("Deployment", foreign)], T0),
-      { Ready: ["False", "ResourceExists"], Reconciling: "False", Stalled: "True" },
+      { Ready: ["False", "ResourceExists"], Reconciling: "absent", Stalled: "True" },
     ],
     [
       "forbidden",
       () => computeStatus(testApp(), undefined, undefined, [{ reason: "Forbidden", message: "m" }], T0),
-      { Ready: ["False", "Forbidden"], Reconciling: "False", Stalled: "True" },
+      { Ready: ["False", "Forbidden"], Reconciling: "absent", Stalled: "True" },
     ],
     [
       "a write that failed and is retried",
       () => computeStatus(testApp(), deployment(), undefined, [{ reason: "ApplyFailed", message: "500" }], T0),
-      { Ready: ["False", "ApplyFailed"], Reconciling: "True", Stalled: "False" },
+      { Ready: ["False", "ApplyFailed"], Reconciling: "True", Stalled: "absent" },
     ],
     [
       "past its progress deadline",
       () => computeStatus(testApp(), deployment({ available: 2, conditions: [deadline] }), service(), [], T0),
-      { Ready: ["False", "ProgressDeadlineExceeded"], Reconciling: "False", Stalled: "True" },
+      { Ready: ["False", "ProgressDeadlineExceeded"], Reconciling: "absent", Stalled: "True" },
     ],
   ];
   for (const [state, status, want] of cases) {

@@ -3,29 +3,31 @@
  *
  * Properties:
  * - Level-based: the result depends only on the inputs, never on how the reconciler got there.
- * - Six conditions, always in this order: the kstatus three (readiness/kstatus.ts), then the Deployment-style three.
+ * - Conditions, always in this order: the kstatus ones (readiness/kstatus.ts), then the Deployment-style three.
  *   Ready:       True iff Available and nothing is in progress or failing.
- *   Reconciling: True while the operator works towards the spec: creating children, a rollout in progress,
- *                a write failed and is retried.
- *   Stalled:     True when it cannot progress without someone acting: InvalidSpec, ResourceExists, Forbidden,
- *                ProgressDeadlineExceeded, ReplicaFailure, a pod failure (podProblems(), readiness/pods.ts).
- *                Never True together with Reconciling.
+ *   Reconciling: present (True) while the operator works towards the spec: creating children, a rollout in
+ *                progress, a write failed and is retried; absent otherwise.
+ *   Stalled:     present (True) when it cannot progress without someone acting: InvalidSpec, ResourceExists,
+ *                Forbidden, ProgressDeadlineExceeded, ReplicaFailure, a pod failure (podProblems(),
+ *                readiness/pods.ts); absent otherwise. Never there together with Reconciling.
  *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and the Service exists.
  *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
  *   Degraded:    True iff Stalled is, or a write failed.
  *   Each has a reason and a message that says what to do; Ready's reason is the cause when it is False.
  * - Stable: a condition keeps its lastTransitionTime while its status is unchanged, so recomputing an
- *   unchanged state gives a status statusEqual() to the stored one, and no write is needed.
+ *   unchanged state gives a status statusEqual() to the stored one, and no write is needed. A stored False
+ *   Reconciling or Stalled (what devctl wrote before they became abnormal-true) equals its absence, so an
+ *   upgrade rewrites no status by itself; the next write for another reason drops them.
  * - An invalid spec is detected here (InvalidSpec, naming the field); the reconciler need not pass it.
  * - Counts come from the Deployment's status (0 without one); observedGeneration (top level and on every
  *   condition) is metadata.generation, as kstatus requires.
  */
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
-import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
+import type { Condition, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
-import { kstatusConditions, type Progress } from "../readiness/kstatus.ts";
+import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { controllerOf } from "./diff.ts";
 import { WEBAPP_CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
@@ -202,8 +204,12 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
     a.readyReplicas === b.readyReplicas &&
     a.availableReplicas === b.availableReplicas &&
     a.selector === b.selector &&
-    conditionsEqual(a.conditions, b.conditions)
+    conditionsEqual(withoutFalseAbnormal(a.conditions), withoutFalseAbnormal(b.conditions))
   );
+}
+
+function withoutFalseAbnormal(conditions: readonly Condition[] | undefined): Condition[] | undefined {
+  return conditions?.filter((c) => !(c.status === "False" && ABNORMAL_TRUE.includes(c.type)));
 }
 
 function cond(type: string, on: boolean, reason: string, message: string): ConditionState {

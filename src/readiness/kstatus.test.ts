@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
-import { kstatusConditions, kstatusOf, type Progress } from "./kstatus.ts";
+import { type KstatusCondition, kstatusConditions, kstatusOf, type Progress } from "./kstatus.ts";
 
 const TRUE_ONE = { ready: "Ready", reconciling: "Reconciling", stalled: "Stalled" } as const;
 const states: Progress[] = [
@@ -10,10 +10,15 @@ const states: Progress[] = [
 ];
 
 describe("kstatusConditions", () => {
-  test("exactly one of Ready, Reconciling and Stalled is True, and Ready's reason names the cause", () => {
+  test("Ready, and Reconciling or Stalled only while True (abnormal-true); Ready's reason names the cause", () => {
+    const types: Record<Progress["kind"], KstatusCondition["type"][]> = {
+      ready: ["Ready"],
+      reconciling: ["Ready", "Reconciling"],
+      stalled: ["Ready", "Stalled"],
+    };
     for (const p of states) {
       const conds = kstatusConditions(p);
-      expect(conds.map((c) => c.type)).toEqual(["Ready", "Reconciling", "Stalled"]);
+      expect(conds.map((c) => c.type)).toEqual(types[p.kind]);
       expect(conds.filter((c) => c.status === "True").map((c) => c.type)).toEqual([TRUE_ONE[p.kind]]);
       expect(conds[0]?.reason).toBe(p.reason);
       expect(conds.every((c) => c.reason.length > 0 && c.message.length > 0)).toBe(true);

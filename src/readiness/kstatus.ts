@@ -3,10 +3,11 @@
  * cli-utils appliers decide "is it ready?" with), both sides of them. Pure.
  *
  * Properties:
- * - kstatusConditions() publishes Ready, Reconciling and Stalled for one of three states, exactly one of
- *   which holds: ready (Ready=True), reconciling (Reconciling=True), stalled (Stalled=True). Reconciling and
- *   Stalled are never both True (kstatus reads whichever it meets first). Ready's reason is the cause when
- *   False, so a REASON printer column says why.
+ * - kstatusConditions() publishes one of three states: ready (Ready=True), reconciling (Ready=False and
+ *   Reconciling=True), stalled (Ready=False and Stalled=True). Reconciling and Stalled are abnormal-true, as
+ *   kstatus and Flux use them: present only while True, so they are never both there (kstatus reads whichever
+ *   it meets first) and a Ready WebApp carries Ready alone. Ready's reason is the cause when False, so a
+ *   REASON printer column says why.
  * - kstatusOf() is kstatus's generic rules for a custom resource (cli-utils v0.37.2 status.Compute without the
  *   built-in kinds' rules): deletionTimestamp → Terminating; status.observedGeneration ≠ metadata.generation →
  *   InProgress; the first of Reconciling=True (InProgress) / Stalled=True (Failed) in list order; else Ready
@@ -28,36 +29,23 @@ export interface KstatusCondition {
   message: string;
 }
 
-export const AS_EXPECTED = "AsExpected";
-
+/** Ready, then Reconciling or Stalled while it is True (absent otherwise). */
 export function kstatusConditions(p: Progress): KstatusCondition[] {
-  const cond = (type: KstatusCondition["type"], on: boolean, reason: string, message: string): KstatusCondition => ({
-    type,
-    status: on ? "True" : "False",
-    reason,
-    message,
-  });
+  const ready: KstatusCondition = { type: "Ready", status: p.kind === "ready" ? "True" : "False", ...cause(p) };
   switch (p.kind) {
     case "ready":
-      return [
-        cond("Ready", true, p.reason, p.message),
-        cond("Reconciling", false, AS_EXPECTED, "nothing left to do"),
-        cond("Stalled", false, AS_EXPECTED, "no problems found"),
-      ];
+      return [ready];
     case "reconciling":
-      return [
-        cond("Ready", false, p.reason, p.message),
-        cond("Reconciling", true, p.reason, p.message),
-        cond("Stalled", false, AS_EXPECTED, "no problems found"),
-      ];
+      return [ready, { type: "Reconciling", status: "True", ...cause(p) }];
     case "stalled":
-      return [
-        cond("Ready", false, p.reason, p.message),
-        cond("Reconciling", false, p.reason, "stopped: cannot make progress until someone acts; see Stalled"),
-        cond("Stalled", true, p.reason, p.message),
-      ];
+      return [ready, { type: "Stalled", status: "True", ...cause(p) }];
   }
 }
+
+/** The abnormal-true kstatus types: a stored one that is False says what its absence says. */
+export const ABNORMAL_TRUE: readonly string[] = ["Reconciling", "Stalled"];
+
+const cause = (p: Progress) => ({ reason: p.reason, message: p.message });
 
 export type KstatusStatus = "InProgress" | "Failed" | "Current" | "Terminating";
 

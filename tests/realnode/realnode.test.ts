@@ -261,8 +261,10 @@ describe("the operator image on the real node", () => {
         expect(warning.message).toMatch(/cannot create services/);
         expect(setVerbs(verbs).code).toBe(0);
         await eventually(
-          async () =>
-            conditionOf(await getOrUndefined<WebAppLike>(WEBAPPS, "locked", ns.name), "Stalled")?.status === "False",
+          async () => {
+            const wa = await getOrUndefined<WebAppLike>(WEBAPPS, "locked", ns.name);
+            return wa !== undefined && conditionOf(wa, "Stalled") === undefined;
+          },
           90_000,
           "the WebApp no longer Stalled once the verb is back",
         );

@@ -7,7 +7,7 @@
  * The minimal operator: devctl's writes without devctl's runtime. The bench client itself does, for N new
  * WebApps, only the writes devctl's design needs: one POST each for the Deployment and the Service (the
  * operator's own builders, owner references included) as soon as the WebApp's create returns, and one status
- * write (devctl's computeStatus, six conditions, a merge patch of the status subresource) as soon as the
+ * write (devctl's computeStatus, its conditions, a merge patch of the status subresource) as soon as the
  * Deployment is Available, ahead of any child create still waiting. No cache of its own, no queue, no events,
  * no reconcile passes; the same --concurrency for its requests as the operators' workers, the same WebApp
  * creates (--client-concurrency) and the same three watches of the bench as an operator run.
