@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { KubeError, type KubeErrorReason } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { ExpiringMap, WrittenChildren } from "./expectations.ts";
@@ -102,5 +103,23 @@ describe("written children", () => {
     w.remember("default/web", obj("u1", "10"));
     await clock.advance(30_000);
     expect(w.resolve("default/web", undefined)).toBeUndefined();
+  });
+
+  test("are forgotten when the API server answers NotFound or Conflict about them, and kept on other errors", () => {
+    const w = new WrittenChildren(createFakeClock());
+    const fail = (reason: KubeErrorReason, code: number) => new KubeError(reason, reason, code);
+    for (const [reason, code] of [
+      ["NotFound", 404],
+      ["Conflict", 409],
+    ] as const) {
+      w.remember("default/web", obj("u1", "10"));
+      expect(w.contradicted("default/web", fail(reason, code))).toBe(true);
+      expect(w.resolve("default/web", undefined)).toBeUndefined();
+      expect(w.contradicted("default/web", fail(reason, code))).toBe(false); // nothing left to forget
+    }
+    w.remember("default/web", obj("u1", "10"));
+    expect(w.contradicted("default/web", fail("Other", 500))).toBe(false);
+    expect(w.contradicted("default/web", fail("Unreachable", 0))).toBe(false);
+    expect(w.resolve("default/web", undefined)?.metadata.uid).toBe("u1");
   });
 });

@@ -9,8 +9,10 @@
  *   keys of deleted WebApps do not accumulate.
  * - The cache wins as soon as it has caught up: a remembered child is used only while the cache has nothing
  *   under its key or an older version of the same object (same uid, lower resourceVersion); a cached object
- *   with another uid, or as new or newer, drops the entry.
+ *   with another uid, or as new or newer, drops the entry. So does the API server answering NotFound or
+ *   Conflict about a remembered child (contradicted()).
  */
+import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { shapeChild } from "./cache-shape.ts";
@@ -88,7 +90,8 @@ export class WrittenChildren {
 
   /**
    * The object to converge from: the cached one once the cache shows our write (or anything newer), else the
-   * one we wrote. A child deleted before the cache ever showed it reads as present until the entry expires.
+   * one we wrote. A child deleted before the cache ever showed it reads as present until the entry expires or
+   * the API server contradicts it (contradicted()).
    */
   resolve(key: string, cached: KubeObject | undefined): KubeObject | undefined {
     const mine = this.#written.get(key);
@@ -96,6 +99,18 @@ export class WrittenChildren {
     if (!cached || (cached.metadata.uid === mine.metadata.uid && isOlder(cached, mine))) return mine;
     this.#written.delete(key);
     return cached;
+  }
+
+  /**
+   * Forgets what was written under `key` when the API server contradicts it (NotFound: the child was deleted
+   * before the cache showed our write; Conflict: it changed or was re-created since), and says whether it
+   * did: the child is then converged from the cache, which shows what happened or will, instead of failing
+   * on the stale memory until it expires.
+   */
+  contradicted(key: string, error: unknown): boolean {
+    if (this.#written.get(key) === undefined || !(isNotFound(error) || isConflict(error))) return false;
+    this.#written.delete(key);
+    return true;
   }
 }
 

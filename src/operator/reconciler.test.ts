@@ -474,6 +474,27 @@ describe("a child we created (the create recorded its fields under an Update ent
     expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`]);
   });
 
+  test("deleted before the cache showed our create: created again in the same pass, not failing until the memory expires", async () => {
+    // The chaos soak's app-031: created while the watch re-listed, deleted before the cache ever showed it; every
+    // pass converged from the remembered create, failed on the API server's 404 and backed off to 1000 s.
+    const w = world();
+    w.stored(testApp());
+    await w.reconcile();
+    await w.api.client.delete(DEPLOYMENT_RESOURCE, "test-app-deployment", "default");
+    expect(w.deployments.size).toBe(0); // the cache never showed the create, nor the delete
+    const app = w.api.object(WEBAPP_RESOURCE, "default", "test-app") as WebAppObject;
+    w.stored({ ...testApp({ port: 8080 }), metadata: { ...app.metadata, generation: 2 } });
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const onDeployment = w.api.actions.slice(before).filter((a) => a.path === DEP_PATH || a.path === DEPS);
+    expect(onDeployment.map((a) => `${a.method} ${a.path === DEPS ? "(create)" : ""}`.trim())).toEqual([
+      "GET",
+      "POST (create)",
+    ]);
+    const live = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
+    expect(JSON.stringify(live?.spec)).toContain('"containerPort":8080');
+  });
+
   test("changed in place (a new image): applied at once, no handover needed", async () => {
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));

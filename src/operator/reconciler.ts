@@ -10,7 +10,8 @@
  * POD_CHECK_AFTER_MS its pods are read (never cached) to report why they do not run, then on every pass while a
  * pod failure is reported.
  * Between calls it remembers, bounded and expiring (expectations.ts): the children it wrote until the cache
- * shows them, so a pass that runs before the watch delivered them neither writes nor reads again; and the
+ * shows them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound or
+ * Conflict about one drops it, and the child is converged from the cache in the same pass); and the
  * WebApps it created children for in the last CREATED_TTL_MS, and those the API server said are gone, for
  * the owner check below.
  * The owner check: a cached WebApp may be gone from the API server (the cache lags). A creation for it is
@@ -175,9 +176,17 @@ async function convergeChildren(
   };
   const children = childrenOf(deps, webapp).map(([child, cache]) => {
     const key = keyOf(child.desired);
-    return { child, key, found: memory.written.resolve(key, cache.get(key)) };
+    const cached = cache.get(key);
+    return { child, key, cached, found: memory.written.resolve(key, cached) };
   });
-  const outcomes = await Promise.all(children.map(({ child, found }) => convergeChild(ctx, child, found)));
+  const outcomes = await Promise.all(
+    children.map(async ({ child, key, cached, found }) => {
+      const outcome = await convergeChild(ctx, child, found);
+      // What we remembered writing is gone or changed (the chaos soak's app-031): converge from the cache instead.
+      if (outcome.kind !== "failed" || !memory.written.contradicted(key, outcome.error)) return outcome;
+      return convergeChild(ctx, child, cached);
+    }),
+  );
   const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined };
   const created: Child[] = [];
   let ownerGone = false;
