@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { judgePhase, parseJunit, parseSummary } from "./_phase.ts";
+import { describeFailure, judgePhase, parseJunit, parseSummary } from "./_phase.ts";
 
 const junit = (cases: string) => `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="bun test">
@@ -27,7 +27,14 @@ describe("the verdict on a bun test phase", () => {
 
   test("a clean phase counts what bun reported", () => {
     const v = judgePhase({ ...base, output: summary(2, 1), junit: junit(pass("a") + pass("b") + fail("c")) });
-    expect(v).toEqual({ passed: 2, failed: 1, skipped: 0, problems: [], skips: [] });
+    expect(v).toEqual({
+      passed: 2,
+      failed: 1,
+      skipped: 0,
+      problems: [],
+      skips: [],
+      failures: [{ test: "a.test.ts > c", message: "x" }],
+    });
   });
 
   test("a phase that ended without bun's summary or report fails, whatever the exit code", () => {
@@ -75,5 +82,20 @@ describe("the verdict on a bun test phase", () => {
   test("bun exiting non-zero with every test passed fails", () => {
     const v = judgePhase({ ...base, exitCode: 1, output: summary(1, 0), junit: junit(pass("a")) });
     expect(v.problems).toEqual(["bun exited 1 outside any test"]);
+  });
+
+  test("a failed test keeps bun's message, repeated at the end of the run up to a bound of lines", () => {
+    const message = "expect(received).toEqual(expected)&#10;&#10;-   &quot;code&quot;: 0,&#10;+   &quot;code&quot;: 1,";
+    const xml = junit(
+      `<testcase name="t" classname="inner &gt; outer" file="a.test.ts" line="1"><failure type="AssertionError" message="${message}">AssertionError: at a.test.ts:2</failure></testcase>`,
+    );
+    const [f] = judgePhase({ ...base, output: summary(0, 1), junit: xml }).failures;
+    expect(f).toEqual({
+      test: "a.test.ts > outer > inner > t",
+      message: 'expect(received).toEqual(expected)\n\n-   "code": 0,\n+   "code": 1,',
+    });
+    expect(describeFailure(f ?? { test: "", message: "" }, 3)).toBe(
+      'failed: a.test.ts > outer > inner > t\n    expect(received).toEqual(expected)\n\n    -   "code": 0,\n    ... (1 more line: see the test\'s output above)',
+    );
   });
 });

@@ -13,6 +13,8 @@
  *   left out with an `if` instead of `testWhen` (tests/_skip.ts) is the one way around it.
  * - Every skip has a one-line reason from the skip log; one without is a failure; on CI a skip for a
  *   missing prerequisite is a failure too.
+ * - Every failed test keeps bun's failure message from the report, so that the run can repeat it at its
+ *   end, where a CI log cut to its tail still shows why.
  */
 import type { SkipRecord } from "./_skip.ts";
 
@@ -22,6 +24,13 @@ export interface TestCase {
   scopes: string[];
   name: string;
   outcome: "passed" | "failed" | "skipped";
+  /** bun's failure message (the assertion and its diff), for a failed test. */
+  message?: string;
+}
+
+export interface Failure {
+  test: string;
+  message: string;
 }
 
 export interface Skip {
@@ -37,6 +46,8 @@ export interface PhaseVerdict {
   /** One line each: why this phase fails beyond its failed tests. */
   problems: string[];
   skips: Skip[];
+  /** Each failed test with bun's message. */
+  failures: Failure[];
 }
 
 const decode = (s: string) =>
@@ -61,11 +72,14 @@ export function parseJunit(xml: string): TestCase[] {
     const tag = m[1] ?? "";
     const body = m[3] ?? "";
     const classname = attr(tag, "classname") ?? "";
+    const failure = /<(?:failure|error)\b([^>]*)>/.exec(body);
+    const outcome = failure ? "failed" : /<skipped\b/.test(body) ? "skipped" : "passed";
     cases.push({
       file: attr(tag, "file") ?? "",
       scopes: classname ? classname.split(" > ") : [],
       name: attr(tag, "name") ?? "",
-      outcome: /<(failure|error)\b/.test(body) ? "failed" : /<skipped\b/.test(body) ? "skipped" : "passed",
+      outcome,
+      ...(failure ? { message: attr(failure[1] ?? "", "message") ?? "" } : {}),
     });
   }
   return cases;
@@ -111,13 +125,16 @@ export function judgePhase(p: PhaseInput): PhaseVerdict {
   const count = (o: TestCase["outcome"]) => cases.filter((c) => c.outcome === o).length;
   const passed = count("passed");
   let failed = count("failed");
+  const label = (c: TestCase) => `${c.file} > ${[...c.scopes].reverse().concat(c.name).join(" > ")}`;
   const skipped: Skip[] = cases
     .filter((c) => c.outcome === "skipped")
     .map((c) => {
       const why = p.skipLog.find((r) => r.name === c.name || c.scopes.includes(r.name));
-      const label = [...c.scopes].reverse().concat(c.name).join(" > ");
-      return { test: `${c.file} > ${label}`, reason: why?.reason, prerequisite: why?.prerequisite ?? false };
+      return { test: label(c), reason: why?.reason, prerequisite: why?.prerequisite ?? false };
     });
+  const failures = cases
+    .filter((c) => c.outcome === "failed")
+    .map((c) => ({ test: label(c), message: c.message ?? "" }));
   if (p.junit !== undefined && cases.length === 0) problems.push("zero tests ran");
   for (const f of p.files ?? [])
     if (p.junit !== undefined && !cases.some((c) => c.file === f))
@@ -135,7 +152,16 @@ export function judgePhase(p: PhaseInput): PhaseVerdict {
   if (p.exitCode !== 0 && failed === 0 && problems.length === 0)
     problems.push(`bun exited ${p.exitCode} outside any test`);
   const skippedCount = skipped.filter((s) => !(p.ci && s.prerequisite && s.reason)).length;
-  return { passed, failed: failed + problems.length, skipped: skippedCount, problems, skips: skipped };
+  return { passed, failed: failed + problems.length, skipped: skippedCount, problems, skips: skipped, failures };
+}
+
+/** A failed test and the first `maxLines` lines of bun's message, for the end of the run. */
+export function describeFailure(f: Failure, maxLines = 30): string {
+  const lines = f.message.trimEnd().split("\n");
+  const shown = lines.slice(0, maxLines).map((l) => (l ? `    ${l}` : ""));
+  const more = lines.length - maxLines;
+  if (more > 0) shown.push(`    ... (${more} more line${more === 1 ? "" : "s"}: see the test's output above)`);
+  return [`failed: ${f.test}`, ...shown].join("\n");
 }
 
 /** One line per skip, for the end of the run. */

@@ -30,6 +30,16 @@ const docs = (text: string) =>
     .filter((d): d is KubeObject => !!d);
 const byName = (objects: KubeObject[]) =>
   Object.fromEntries(objects.map((o) => [`${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]));
+/**
+ * helm's stderr without client-go's log of a read that helm's own wait cancelled once everything was ready,
+ * as in `E1203 09:50:16.893842   28482 request.go:1198] "Unexpected error when reading response body"
+ * err="context canceled"` (exit code 0; 1 install in 80 here, and once in CI). Every other line stays.
+ */
+const withoutCancelledReads = (stderr: string) =>
+  stderr
+    .split("\n")
+    .filter((l) => !/^[EW]\d{4} [\d:.]+\s+\d+ [\w.-]+\.go:\d+\] .*context canceled/.test(l))
+    .join("\n");
 const installs = (o: InstallOptions) => byName(JSON.parse(JSON.stringify(buildManifests(o))));
 
 function write(format: string, args: string[] = []): string {
@@ -116,7 +126,7 @@ describe("the Helm chart", () => {
       "--timeout",
       "90s",
     ]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    expect({ code: r.code, stderr: withoutCancelledReads(r.stderr) }).toEqual({ code: 0, stderr: "" });
     const dep = await kubeGet(ns);
     expect(dep?.status?.readyReplicas).toBe(1);
     const status = devctl(["operator", "status", "-n", ns]);

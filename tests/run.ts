@@ -10,13 +10,14 @@
  *    (a phase without them, a file with no test, a skip without a reason, or on CI=true a skip for a
  *    missing prerequisite, fails);
  * 4. stops the local control plane if this run started it (also on failure; DEVCTL_KEEP_CLUSTER=1 keeps it);
- * 5. prints one line per skip with its reason, then `N passed, N failed, N skipped`; exits 1 if any failed.
+ * 5. repeats each failed test's name and bun's message (a CI log cut to its tail still shows why), prints
+ *    one line per skip with its reason, then `N passed, N failed, N skipped`; exits 1 if any failed.
  * Extra arguments are paths (exactly those files run, and are checked as above) or a `bun test` filter.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { describeSkip, judgePhase, type PhaseVerdict, type Skip } from "./_phase.ts";
+import { describeFailure, describeSkip, type Failure, judgePhase, type PhaseVerdict, type Skip } from "./_phase.ts";
 import { SKIP_LOG_ENV, type SkipRecord } from "./_skip.ts";
 
 const root = resolve(import.meta.dir, "..");
@@ -170,6 +171,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const skips: Skip[] = [];
+const failures: Failure[] = [];
 try {
   const deadline = Date.now() + SUITE_LIMIT_MIN * 60_000;
   // Suites that restart, freeze or compact the control plane run last, so that the controllers'
@@ -187,6 +189,7 @@ try {
     failed += r.failed;
     skipped += r.skipped;
     skips.push(...r.skips);
+    failures.push(...r.failures);
   }
 } catch (e) {
   console.error(`\n==> the test run broke: ${(e as Error).stack ?? e}`);
@@ -195,6 +198,7 @@ try {
   if (startedCluster && !process.env.DEVCTL_KEEP_CLUSTER)
     step("stopping the local control plane this run started", [bun, "run", "tests/cluster/cli.ts", "down"]);
 }
+for (const f of failures) console.log(describeFailure(f));
 for (const s of skips) console.log(describeSkip(s, CI));
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
