@@ -33,7 +33,8 @@ const byName = (objects: KubeObject[]) =>
 /**
  * helm's stderr without client-go's log of a read that helm's own wait cancelled once everything was ready,
  * as in `E1203 09:50:16.893842   28482 request.go:1198] "Unexpected error when reading response body"
- * err="context canceled"` (exit code 0; 1 install in 80 here, and once in CI). Every other line stays.
+ * err="context canceled"` (exit code 0; 1 install in 80 here, and most likely what failed one CI run, whose
+ * log kept no reason). Every other line stays.
  */
 const withoutCancelledReads = (stderr: string) =>
   stderr
