@@ -13,7 +13,7 @@
  *   the pair valid (containerResources).
  */
 
-/** BENCHMARKS.md of 2026-12-02T23:38Z, section 3: RSS of dist/devctl, in MiB. */
+/** BENCHMARKS.md of 2026-12-03T08:16Z, section 3: RSS of dist/devctl, in MiB. */
 export const MEASURED = { webapps: 10_000, idleMiB: 39.1, steadyMiB: 190.0, peakMiB: 237.6 } as const;
 /**
  * The peak follows when the collector runs during the first pass: at the same workload it was 176.2, 193.7,

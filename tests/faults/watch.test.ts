@@ -101,10 +101,11 @@ const created = (entries: readonly LogEntry[], name: string) =>
  * that uid, and the garbage collector removes what was sent (its owner uid does not exist).
  */
 async function strayChildrenCollected(name: string, mark: LogMarker): Promise<void> {
-  const stray = created(logsSince(mark), name);
+  const entries = logsSince(mark);
+  const stray = created(entries, name);
   for (const kind of ["Deployment", "Service"])
     expect(stray.filter((m) => m.startsWith(`created ${kind} `)).length).toBeLessThanOrEqual(1);
-  const refused = matching(logsSince(mark), new RegExp(`^WebApp \\S+/${name} is cached but gone from the API server`));
+  const refused = matching(entries, new RegExp(`^WebApp \\S+/${name} is cached but gone from the API server`));
   if (stray.length > 0) expect(refused.length).toBeGreaterThanOrEqual(1);
   await eventually(
     async () => (await deployment(name)) === undefined && (await service(name)) === undefined,
