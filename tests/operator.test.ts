@@ -232,6 +232,28 @@ describe("self-healing", () => {
     await convergedTo("test-app", "nginx:1.27", 2, 8080);
   });
 
+  test("a port left under our create's Update entry beside the intent's is pruned", async () => {
+    // The state the chaos soak's app-036 ended in (its old port stayed beside the new one, still ours by the
+    // create): written here as our field manager, on the Deployment re-created above, which still has that entry.
+    const managers = ((await dep("test-app"))?.metadata.managedFields ?? []) as {
+      manager: string;
+      operation: string;
+    }[];
+    expect(managers.some((m) => m.manager === "webapp-operator" && m.operation === "Update")).toBe(true);
+    const leftover = { containers: [{ name: "app", ports: [{ containerPort: 9090, protocol: "TCP" }] }] };
+    await kube.patch(
+      DEPLOYMENTS,
+      "test-app-deployment",
+      ns.name,
+      { spec: { template: { spec: leftover } } },
+      "strategic",
+      {
+        fieldManager: "webapp-operator",
+      },
+    );
+    await convergedTo("test-app", "nginx:1.27", 2, 8080);
+  });
+
   test("a changed Service port and selector are restored", async () => {
     await kube.patch(
       SERVICES,

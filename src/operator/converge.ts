@@ -23,7 +23,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply } from "./diff.ts";
-import { mayHaveCreateEntry, ownershipHandover } from "./ownership.ts";
+import { mayHaveCreateEntry, ownershipHandover, showsCreateEntry } from "./ownership.ts";
 import { type Problem, resourceExistsProblem } from "./status.ts";
 
 export const FIELD_MANAGER = "webapp-operator";
@@ -134,7 +134,7 @@ async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<Child
     if (!found) throw e; // none (or unreadable): the refusal is the problem, retried
     return await converge(ctx, child, found);
   }
-  ctx.logger.info(`created ${child.kind} ${namespace}/${name}`);
+  ctx.logger.info(`created ${child.kind} ${namespace}/${name}`, { uid: created.metadata.uid });
   return { kind: "converged", live: created, wrote: "created" };
 }
 
@@ -186,28 +186,39 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  * overwritten. (resourceVersion would also fail on every status update of the child.) An apply that reshapes
  * a child we created first hands the create's Update entry over to apply (ownership.ts), so what it drops
  * (the old port) is pruned; values changed in place need no handover.
+ *
+ * A list item beside the intent's (another port, diff.ts `extra`) on a child that still shows that Update entry
+ * may be a field of ours no apply could prune (the chaos soak's app-036 kept its old port 8080 beside 80 under
+ * our Update entry): the entry is handed over and the intent applied, which prunes it if it is ours and leaves
+ * it if it is someone else's. Either way the entry is gone afterwards, so this costs one read and two writes once.
  */
 async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);
-  if (!check.changed) return { kind: "converged", live };
+  const leftover = check.extra && showsCreateEntry(live, FIELD_MANAGER);
+  if (!check.changed && !leftover) return { kind: "converged", live };
+  const handedOver = check.reshaped || leftover ? await handOver(ctx, child, live) : false;
+  if (!check.changed && !handedOver) return { kind: "converged", live };
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
-  if (check.reshaped) await handOver(ctx, child, live);
   const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
   const applied = await ctx.client.apply<KubeObject>(child.rt, intent, {
     fieldManager: FIELD_MANAGER,
     force: true,
     signal: ctx.signal,
   });
-  ctx.logger.info(`updated ${child.kind} ${namespace}/${name}`, { fields: check.fields });
-  if (check.fields.length === 1 && check.fields[0] === "spec.replicas") {
+  const fields = check.changed ? check.fields : [PRUNED];
+  ctx.logger.info(`updated ${child.kind} ${namespace}/${name}`, { fields, uid: applied.metadata.uid });
+  if (fields.length === 1 && fields[0] === "spec.replicas") {
     const message = `${child.kind} ${name} updated to ${ctx.webapp.spec.replicas} replicas`;
     ctx.recorder.event(ctx.webapp, "Normal", REASON.scaled, message);
   } else {
-    const message = `${child.kind} ${name} updated (${check.fields.join(", ")})`;
+    const message = `${child.kind} ${name} updated (${fields.join(", ")})`;
     ctx.recorder.event(ctx.webapp, "Normal", REASON.updated, message);
   }
   return { kind: "converged", live: applied, wrote: "updated" };
 }
+
+/** What an apply that only prunes our leftovers is logged and announced as. */
+const PRUNED = "fields our create set that the intent no longer has";
 
 /**
  * The ownership handover (ownership.ts) of a child about to be reshaped, when the cached view may hold the Update
@@ -215,23 +226,27 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
  * read fresh (the cache keeps no field sets), and its patch tests that object's resourceVersion: a write in between
  * (the Deployment controller, someone's edit) gets a 422, and the object is read and handed over once more. A third
  * refusal is an error, retried by the controller. Reshaping is rare (a port changed), so the read costs nothing where
- * it counts.
+ * it counts. Says whether anything was handed over (the object read may have no Update entry of ours).
  */
-async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<void> {
-  if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return;
+async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<boolean> {
+  if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return false;
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
+  const what = `${child.kind} ${namespace}/${name}`;
   for (let attempt = 1; ; attempt++) {
     const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
     const patch = ownershipHandover(fresh, FIELD_MANAGER);
-    if (!patch) return;
+    if (!patch) {
+      ctx.logger.debug(`nothing to hand over on ${what}: it has no Update entry of ours`, { uid: fresh.metadata.uid });
+      return false;
+    }
     try {
       await ctx.client.patch(child.rt, name, namespace, patch, "json", { signal: ctx.signal, discardResponse: true });
     } catch (e) {
       if (isInvalid(e) && attempt < HANDOVER_ATTEMPTS) continue;
       throw e;
     }
-    ctx.logger.debug(`handed the fields our create of ${child.kind} ${namespace}/${name} set over to apply`);
-    return;
+    ctx.logger.debug(`handed the fields our create of ${what} set over to apply`, { uid: fresh.metadata.uid });
+    return true;
   }
 }
 

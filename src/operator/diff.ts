@@ -16,6 +16,9 @@
  * - `reshaped` is true when a difference is a field or list item the live object does not have at all (a new
  *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
  *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
+ * - `extra` is true when a keyed list in live holds an item the intent has none for (another port, another
+ *   container). Not a difference (someone else's item is theirs to keep), but one the create recorded under our
+ *   Update entry is a leftover no apply prunes until that entry is handed over (converge.ts `update`).
  */
 import { GROUP, KIND } from "../api/webapp.ts";
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
@@ -27,6 +30,8 @@ export interface ApplyCheck {
   fields: string[];
   /** Some difference is a field or list item live lacks altogether (not a value changed in place). */
   reshaped: boolean;
+  /** A keyed list in live has an item the intent does not (not a difference by itself). */
+  extra: boolean;
 }
 
 const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
@@ -35,7 +40,7 @@ const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
 
 export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
-  const fields: Diffs = Object.assign([], { reshaped: false });
+  const fields: Diffs = Object.assign([], { reshaped: false, extra: false });
   for (const key of OWNED_METADATA) {
     const want = desired.metadata[key];
     if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, fields);
@@ -43,11 +48,11 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
   for (const [key, want] of Object.entries(desired)) {
     if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), fields);
   }
-  return { changed: fields.length > 0, fields: [...fields], reshaped: fields.reshaped };
+  return { changed: fields.length > 0, fields: [...fields], reshaped: fields.reshaped, extra: fields.extra };
 }
 
-/** The differing paths, and whether one of them is absent from live. */
-type Diffs = string[] & { reshaped: boolean };
+/** The differing paths, whether one of them is absent from live, and whether live has items the intent lacks. */
+type Diffs = string[] & { reshaped: boolean; extra: boolean };
 
 /** The owner reference with controller=true, if any. */
 export function controllerOf(obj: Pick<KubeObject, "metadata">): OwnerReference | undefined {
@@ -92,12 +97,15 @@ function compare(want: unknown, have: unknown, path: string, out: Diffs): void {
 }
 
 function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: Diffs): void {
+  const matched = new Set<unknown>();
   want.forEach((item, index) => {
     const key = LIST_KEYS.find((k) => item[k] !== undefined);
     const match = key === undefined ? have[index] : have.find((h) => isRecord(h) && h[key] === item[key]);
+    if (match !== undefined) matched.add(match);
     const label = String(item.name ?? (key === undefined ? index : item[key]));
     compare(item, match, `${path}[${label}]`, out);
   });
+  if (have.some((h) => !matched.has(h))) out.extra = true;
 }
 
 const scalarEqual = (a: unknown, b: unknown): boolean => a === b;

@@ -18,8 +18,8 @@
  * - Computed from the whole object as the API server holds it (fieldsV1 included: the cache drops those), and
  *   exact: the patch tests the object's resourceVersion before it replaces managedFields, so a write in between
  *   fails with a 422 instead of being undone.
- * - Pure; undefined when there is nothing to hand over. `mayHaveCreateEntry` answers from a cached view
- *   (entries without fieldsV1), to decide whether the object needs reading at all.
+ * - Pure; undefined when there is nothing to hand over. `mayHaveCreateEntry` and `showsCreateEntry` answer from
+ *   a cached view (entries without fieldsV1), to decide whether the object needs reading at all.
  */
 import type { KubeObject } from "../kube/types.ts";
 
@@ -40,12 +40,17 @@ export function managerEntries(obj: KubeObject): ManagerEntry[] {
 const ours = (e: ManagerEntry, manager: string, operation: "Apply" | "Update") =>
   e.manager === manager && e.operation === operation && !e.subresource;
 
+/** The view shows the Update entry our create (or an adoption) recorded on the main resource. */
+export function showsCreateEntry(obj: KubeObject, manager: string): boolean {
+  return managerEntries(obj).some((e) => ours(e, manager, "Update"));
+}
+
 /**
- * The view may hold the Update entry our create (or an adoption) recorded on the main resource: it shows that
- * entry, or it carries no managedFields at all (then nobody can tell without reading the object).
+ * The view may hold that Update entry: it shows it, or it carries no managedFields at all (then nobody can tell
+ * without reading the object).
  */
 export function mayHaveCreateEntry(obj: KubeObject, manager: string): boolean {
-  return obj.metadata.managedFields === undefined || managerEntries(obj).some((e) => ours(e, manager, "Update"));
+  return obj.metadata.managedFields === undefined || showsCreateEntry(obj, manager);
 }
 
 /** The JSON patch handing our Update entry (main resource) over to apply; undefined if there is none. */

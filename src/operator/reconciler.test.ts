@@ -495,6 +495,64 @@ describe("a child we created (the create recorded its fields under an Update ent
     expect(JSON.stringify(live?.spec)).toContain('"containerPort":8080');
   });
 
+  /** The Deployment with its container's ports replaced by these (TCP). */
+  const withPorts = (dep: KubeObject, ports: number[]): KubeObject => {
+    const d = structuredClone(dep) as Record<string, any>;
+    d.spec.template.spec.containers[0].ports = ports.map((p) => ({ containerPort: p, protocol: "TCP" }));
+    return d as KubeObject;
+  };
+
+  test("an old port left beside the intent's under our Update entry is handed over and pruned, once", async () => {
+    // The chaos soak's app-036: ports [8080, 80] where the WebApp wants 80, 8080 still under the Update entry our
+    // create recorded. Nothing differed from the intent, so no pass ever applied again and 8080 stayed for good.
+    const w = world();
+    const stuck = withPorts(liveDeployment(testApp()), [8080, 80]);
+    const entries = [
+      { manager: FIELD_MANAGER, operation: "Apply" },
+      { manager: FIELD_MANAGER, operation: "Update" },
+    ];
+    const dep = w.cached({ ...stuck, metadata: { ...stuck.metadata, managedFields: entries } });
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    await w.reconcile();
+    expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
+    expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`]);
+    expect(w.events.map((e) => e.message)).toEqual([
+      "Deployment test-app-deployment updated (fields our create set that the intent no longer has)",
+    ]);
+
+    // The cache shows the handover (the fake API server keeps the extra port: it does not model ownership).
+    w.childrenCached();
+    const before = w.api.actions.length;
+    await w.reconcile();
+    expect(w.api.actions.slice(before).filter((a) => a.path === DEP_PATH)).toEqual([]);
+  });
+
+  test("a port beside the intent's on a child without our Update entry is someone else's: nothing read or written", async () => {
+    const w = world();
+    const theirs = withPorts(liveDeployment(testApp()), [80, 9090]);
+    const entries = [
+      { manager: FIELD_MANAGER, operation: "Apply" },
+      { manager: "kubectl-edit", operation: "Update" },
+    ];
+    const dep = w.cached({ ...theirs, metadata: { ...theirs.metadata, managedFields: entries } });
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    await w.reconcile();
+    expect(w.api.actions).toEqual([]);
+  });
+
+  test("a cache still showing an entry already handed over costs one read and no write", async () => {
+    const w = world();
+    const stale = withPorts(createdByUs(liveDeployment(testApp())), [80, 9090]);
+    const dep = w.cached(stale);
+    w.api.put(DEPLOYMENT_RESOURCE, { ...stale, metadata: { ...stale.metadata, managedFields: [] } });
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    await w.reconcile();
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${DEP_PATH}`]);
+  });
+
   test("changed in place (a new image): applied at once, no handover needed", async () => {
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
