@@ -194,19 +194,32 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  */
 async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);
-  const leftover = check.extra && showsCreateEntry(live, FIELD_MANAGER);
+  const leftover = check.extra > 0 && showsCreateEntry(live, FIELD_MANAGER);
   if (!check.changed && !leftover) return { kind: "converged", live };
   const handedOver = check.reshaped || leftover ? await handOver(ctx, child, live) : false;
   if (!check.changed && !handedOver) return { kind: "converged", live };
-  const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
   const applied = await ctx.client.apply<KubeObject>(child.rt, intent, {
     fieldManager: FIELD_MANAGER,
     force: true,
     signal: ctx.signal,
   });
-  const fields = check.changed ? check.fields : [PRUNED];
-  ctx.logger.info(`updated ${child.kind} ${namespace}/${name}`, { fields, uid: applied.metadata.uid });
+  if (check.changed) announceUpdate(ctx, child, applied, check.fields);
+  else if (needsApply(child.desired, applied).extra < check.extra) announceUpdate(ctx, child, applied, [PRUNED]);
+  else ctx.logger.debug(`${describe(child)}: the list items beside the intent are someone else's, kept`);
+  return { kind: "converged", live: applied, wrote: "updated" };
+}
+
+/** What an apply that only pruned our leftovers is logged and announced as. */
+const PRUNED = "fields our create set that the intent no longer has";
+
+const describe = (child: Child): string =>
+  `${child.kind} ${child.desired.metadata.namespace}/${child.desired.metadata.name}`;
+
+/** The log line and the Normal event of an apply: Scaled when only spec.replicas changed, else Updated. */
+function announceUpdate(ctx: ConvergeContext, child: Child, applied: KubeObject, fields: string[]): void {
+  ctx.logger.info(`updated ${describe(child)}`, { fields, uid: applied.metadata.uid });
+  const name = child.desired.metadata.name;
   if (fields.length === 1 && fields[0] === "spec.replicas") {
     const message = `${child.kind} ${name} updated to ${ctx.webapp.spec.replicas} replicas`;
     ctx.recorder.event(ctx.webapp, "Normal", REASON.scaled, message);
@@ -214,11 +227,7 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
     const message = `${child.kind} ${name} updated (${fields.join(", ")})`;
     ctx.recorder.event(ctx.webapp, "Normal", REASON.updated, message);
   }
-  return { kind: "converged", live: applied, wrote: "updated" };
 }
-
-/** What an apply that only prunes our leftovers is logged and announced as. */
-const PRUNED = "fields our create set that the intent no longer has";
 
 /**
  * The ownership handover (ownership.ts) of a child about to be reshaped, when the cached view may hold the Update
@@ -231,7 +240,7 @@ const PRUNED = "fields our create set that the intent no longer has";
 async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<boolean> {
   if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return false;
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
-  const what = `${child.kind} ${namespace}/${name}`;
+  const what = describe(child);
   for (let attempt = 1; ; attempt++) {
     const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
     const patch = ownershipHandover(fresh, FIELD_MANAGER);

@@ -55,14 +55,14 @@ function liveService(over: (s: Record<string, any>) => void = () => {}): KubeObj
 
 describe("needsApply", () => {
   test("server defaults and labels others added cause no diff", () => {
-    const unchanged = { changed: false, fields: [], reshaped: false, extra: false };
+    const unchanged = { changed: false, fields: [], reshaped: false, extra: 0 };
     expect(needsApply(desiredDeployment(testApp()), liveDeployment())).toEqual(unchanged);
     expect(needsApply(desiredService(testApp()), liveService())).toEqual(unchanged);
   });
 
   test("a live Deployment scaled down by hand is reported as a spec.replicas diff", () => {
     const live = liveDeployment((d) => (d.spec.replicas = 0));
-    const scaled = { changed: true, fields: ["spec.replicas"], reshaped: false, extra: false };
+    const scaled = { changed: true, fields: ["spec.replicas"], reshaped: false, extra: 0 };
     expect(needsApply(desiredDeployment(testApp()), live)).toEqual(scaled);
   });
 
@@ -75,19 +75,19 @@ describe("needsApply", () => {
     expect(needsApply(desiredDeployment(testApp()), renamed).reshaped).toBe(true);
   });
 
-  test("a port or container live has beside the intent's is no difference, but is reported as extra", () => {
+  test("a port or container live has beside the intent's is no difference, but is counted as extra", () => {
     const port = (p: number) => ({ containerPort: p, protocol: "TCP" });
     const twoPorts = liveDeployment((d) => (d.spec.template.spec.containers[0].ports = [port(8080), port(80)]));
     expect(needsApply(desiredDeployment(testApp()), twoPorts)).toEqual({
       changed: false,
       fields: [],
       reshaped: false,
-      extra: true,
+      extra: 1,
     });
     const sidecar = liveDeployment((d) => d.spec.template.spec.containers.push({ name: "proxy", image: "envoy:1" }));
-    expect(needsApply(desiredDeployment(testApp()), sidecar).extra).toBe(true);
+    expect(needsApply(desiredDeployment(testApp()), sidecar).extra).toBe(1);
     const secondPort = liveService((s) => s.spec.ports.push({ name: "metrics", port: 9090, protocol: "TCP" }));
-    expect(needsApply(desiredService(testApp()), secondPort).extra).toBe(true);
+    expect(needsApply(desiredService(testApp()), secondPort).extra).toBe(1);
   });
 
   test("a new image and a new port are reported at their leaves, containers and ports named", () => {

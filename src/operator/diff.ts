@@ -16,7 +16,7 @@
  * - `reshaped` is true when a difference is a field or list item the live object does not have at all (a new
  *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
  *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
- * - `extra` is true when a keyed list in live holds an item the intent has none for (another port, another
+ * - `extra` counts the items of keyed lists in live that the intent has none for (another port, another
  *   container). Not a difference (someone else's item is theirs to keep), but one the create recorded under our
  *   Update entry is a leftover no apply prunes until that entry is handed over (converge.ts `update`).
  */
@@ -30,8 +30,8 @@ export interface ApplyCheck {
   fields: string[];
   /** Some difference is a field or list item live lacks altogether (not a value changed in place). */
   reshaped: boolean;
-  /** A keyed list in live has an item the intent does not (not a difference by itself). */
-  extra: boolean;
+  /** How many items of keyed lists in live the intent has none for (not a difference by itself). */
+  extra: number;
 }
 
 const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
@@ -40,7 +40,7 @@ const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
 
 export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
-  const fields: Diffs = Object.assign([], { reshaped: false, extra: false });
+  const fields: Diffs = Object.assign([], { reshaped: false, extra: 0 });
   for (const key of OWNED_METADATA) {
     const want = desired.metadata[key];
     if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, fields);
@@ -51,8 +51,8 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
   return { changed: fields.length > 0, fields: [...fields], reshaped: fields.reshaped, extra: fields.extra };
 }
 
-/** The differing paths, whether one of them is absent from live, and whether live has items the intent lacks. */
-type Diffs = string[] & { reshaped: boolean; extra: boolean };
+/** The differing paths, whether one of them is absent from live, and how many items live has the intent lacks. */
+type Diffs = string[] & { reshaped: boolean; extra: number };
 
 /** The owner reference with controller=true, if any. */
 export function controllerOf(obj: Pick<KubeObject, "metadata">): OwnerReference | undefined {
@@ -105,7 +105,7 @@ function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path
     const label = String(item.name ?? (key === undefined ? index : item[key]));
     compare(item, match, `${path}[${label}]`, out);
   });
-  if (have.some((h) => !matched.has(h))) out.extra = true;
+  out.extra += have.filter((h) => !matched.has(h)).length;
 }
 
 const scalarEqual = (a: unknown, b: unknown): boolean => a === b;

@@ -521,11 +521,27 @@ describe("a child we created (the create recorded its fields under an Update ent
       "Deployment test-app-deployment updated (fields our create set that the intent no longer has)",
     ]);
 
-    // The cache shows the handover (the fake API server keeps the extra port: it does not model ownership).
+    // The cache catches up (the fake API server's apply replaces lists: the port is gone, as a real prune leaves it).
     w.childrenCached();
     const before = w.api.actions.length;
     await w.reconcile();
     expect(w.api.actions.slice(before).filter((a) => a.path === DEP_PATH)).toEqual([]);
+  });
+
+  test("a port beside the intent's that the apply keeps (someone else's) is handed over once, with no Updated event", async () => {
+    // The API server prunes only what we own: model its answer keeping kubectl's port 9090.
+    const keepsTheirs = (client: KubeClient): KubeClient => ({
+      ...client,
+      apply: async <T>(...args: Parameters<KubeClient["apply"]>) =>
+        withPorts((await client.apply<KubeObject>(...args)) as KubeObject, [80, 9090]) as T,
+    });
+    const w = world({ wrap: keepsTheirs });
+    const dep = w.cached(withPorts(createdByUs(liveDeployment(testApp())), [80, 9090]));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    await w.reconcile();
+    expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
+    expect(w.events).toEqual([]);
   });
 
   test("a port beside the intent's on a child without our Update entry is someone else's: nothing read or written", async () => {
