@@ -188,9 +188,11 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  * (the old port) is pruned; values changed in place need no handover.
  *
  * A list item beside the intent's (another port, diff.ts `extra`) on a child that still shows that Update entry
- * may be a field of ours no apply could prune (the chaos soak's app-036 kept its old port 8080 beside 80 under
- * our Update entry): the entry is handed over and the intent applied, which prunes it if it is ours and leaves
- * it if it is someone else's. Either way the entry is gone afterwards, so this costs one read and two writes once.
+ * may be a field of ours no apply could prune: the entry is handed over and the intent applied, which prunes it if
+ * it is ours and leaves it if it is someone else's. Either way the entry is gone afterwards, so this costs one read
+ * and two writes once. (The chaos soak's app-036 kept its old port 8080 beside 80 that way: a second Update entry
+ * of ours, which ownership.ts now hands over too, had hidden the create's. This heals children an earlier
+ * version left so, and any other way such a leftover arises.)
  */
 async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);

@@ -31,6 +31,28 @@ describe("ownershipHandover", () => {
     ]);
   });
 
+  test("two Update entries of ours (a /scale write to the same count adds one) are both handed over", () => {
+    const scaled = {
+      manager: M,
+      operation: "Update",
+      apiVersion: "apps/v1",
+      fieldsV1: { "f:spec": { "f:replicas": {} } },
+    };
+    const created = { manager: M, operation: "Update", apiVersion: "apps/v1", time: "t", fieldsV1: fields(port(8080)) };
+    const status = { manager: "kube-controller-manager", operation: "Update", subresource: "status" };
+    expect(replaced(withEntries(scaled, status, created))).toEqual([
+      { ...scaled, operation: "Apply", fieldsV1: { "f:spec": { "f:replicas": {}, ...fields(port(8080))["f:spec"] } } },
+      status,
+    ]);
+    const applied = { manager: M, operation: "Apply", fieldsV1: fields(port(80)) };
+    expect(replaced(withEntries(applied, scaled, created))).toEqual([
+      {
+        ...applied,
+        fieldsV1: { "f:spec": { ...fields({ ...port(80), ...port(8080) })["f:spec"], "f:replicas": {} } },
+      },
+    ]);
+  });
+
   test("the patch first tests the resourceVersion it was computed from, so a write in between is a 422", () => {
     expect(ownershipHandover(withEntries({ manager: M, operation: "Update" }), M)?.[0]).toEqual({
       op: "test",

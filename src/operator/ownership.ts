@@ -10,11 +10,12 @@
  * port replaces the old one, see diff.ts `reshaped`) drops fields, so the Update entry is handed over first.
  *
  * Properties:
- * - Nothing is lost: the Update entry's field set is joined to our Apply entry's (a set union of the two
- *   fieldsV1 tries) and the Update entry removed, or renamed to Apply when we have no Apply entry yet. Renaming
- *   beside an existing Apply entry is never done: the API server keys entries by manager and operation, and of
- *   two equal keys it keeps the later one only, silently dropping the other's fields (managedfields.go
- *   DecodeManagedFields), which then nobody owns and no apply ever prunes.
+ * - Nothing is lost: the field sets of our Update entries (there can be two, see ownershipHandover) are joined to
+ *   our Apply entry's (a set union of the fieldsV1 tries) and the Update entries removed; with no Apply entry yet,
+ *   the first Update entry becomes it, holding the union. Renaming beside an existing Apply entry is never done:
+ *   the API server keys entries by manager and operation, and of two equal keys it keeps the later one only,
+ *   silently dropping the other's fields (managedfields.go DecodeManagedFields), which then nobody owns and no
+ *   apply ever prunes.
  * - Computed from the whole object as the API server holds it (fieldsV1 included: the cache drops those), and
  *   exact: the patch tests the object's resourceVersion before it replaces managedFields, so a write in between
  *   fails with a 422 instead of being undone.
@@ -53,17 +54,28 @@ export function mayHaveCreateEntry(obj: KubeObject, manager: string): boolean {
   return obj.metadata.managedFields === undefined || showsCreateEntry(obj, manager);
 }
 
-/** The JSON patch handing our Update entry (main resource) over to apply; undefined if there is none. */
+/**
+ * The JSON patch handing our Update entries (main resource) over to apply; undefined if there are none.
+ *
+ * Every one of them: a write through /scale that leaves the replica count as it was adds a second one beside the
+ * create's. Measured on kube-apiserver v1.36: `kubectl scale --replicas=<same>` on a Deployment we created gives two
+ * webapp-operator/Update entries; the added one holds only spec.replicas, has no time and sorts first. (Read in
+ * managedfields/scalehandler.go: our entry goes to the scale object keyed with autoscaling/v1, and on the way back
+ * that key is not the parent's, so the entry is added anew.) Handing over only the first left the create's own entry,
+ * and with it a port no apply could prune (the chaos soak's app-036). The next write collapses the two (see above).
+ */
 export function ownershipHandover(obj: KubeObject, manager: string): HandoverOp[] | undefined {
   const entries = managerEntries(obj);
-  const update = entries.find((e) => ours(e, manager, "Update"));
-  if (!update) return undefined;
+  const updates = entries.filter((e) => ours(e, manager, "Update"));
+  const [first] = updates;
+  if (!first) return undefined;
   const apply = entries.find((e) => ours(e, manager, "Apply"));
-  const handedOver = apply
-    ? entries
-        .filter((e) => e !== update)
-        .map((e) => (e === apply ? { ...apply, fieldsV1: unionFields(apply.fieldsV1, update.fieldsV1) } : e))
-    : entries.map((e) => (e === update ? { ...update, operation: "Apply" } : e));
+  const sets = [apply, ...updates].flatMap((e) => (e?.fieldsV1 === undefined ? [] : [e.fieldsV1]));
+  const joined = sets.length > 0 ? { fieldsV1: sets.reduce<unknown>((a, b) => unionFields(a, b), undefined) } : {};
+  const into = apply ?? first;
+  const handedOver = entries
+    .filter((e) => e === into || !updates.includes(e))
+    .map((e) => (e === into ? { ...e, operation: "Apply", ...joined } : e));
   return [
     { op: "test", path: "/metadata/resourceVersion", value: obj.metadata.resourceVersion },
     { op: "replace", path: "/metadata/managedFields", value: handedOver },
