@@ -208,19 +208,20 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
   });
   if (check.changed) announceUpdate(ctx, child, applied, check.fields);
   else if (needsApply(child.desired, applied).extra < check.extra) announceUpdate(ctx, child, applied, [PRUNED]);
-  else ctx.logger.debug(`${describe(child)}: the list items beside the intent are someone else's, kept`);
+  else ctx.logger.debug(`${childRef(child)}: the list items beside the intent are someone else's, kept`);
   return { kind: "converged", live: applied, wrote: "updated" };
 }
 
 /** What an apply that only pruned our leftovers is logged and announced as. */
 const PRUNED = "fields our create set that the intent no longer has";
 
-const describe = (child: Child): string =>
+/** How log lines name a child: "Deployment team-a/web-deployment". */
+const childRef = (child: Child): string =>
   `${child.kind} ${child.desired.metadata.namespace}/${child.desired.metadata.name}`;
 
 /** The log line and the Normal event of an apply: Scaled when only spec.replicas changed, else Updated. */
 function announceUpdate(ctx: ConvergeContext, child: Child, applied: KubeObject, fields: string[]): void {
-  ctx.logger.info(`updated ${describe(child)}`, { fields, uid: applied.metadata.uid });
+  ctx.logger.info(`updated ${childRef(child)}`, { fields, uid: applied.metadata.uid });
   const name = child.desired.metadata.name;
   if (fields.length === 1 && fields[0] === "spec.replicas") {
     const message = `${child.kind} ${name} updated to ${ctx.webapp.spec.replicas} replicas`;
@@ -242,7 +243,7 @@ function announceUpdate(ctx: ConvergeContext, child: Child, applied: KubeObject,
 async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<boolean> {
   if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return false;
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
-  const what = describe(child);
+  const what = childRef(child);
   for (let attempt = 1; ; attempt++) {
     const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
     const patch = ownershipHandover(fresh, FIELD_MANAGER);
