@@ -59,25 +59,41 @@ describe("an expiring map", () => {
 });
 
 describe("written children", () => {
-  test("stand in for a cache that has nothing under their key yet, shaped as the cache keeps ours", () => {
+  test("a creation stands in for a cache that has nothing under its key yet, shaped as the cache keeps ours", () => {
     const w = new WrittenChildren(createFakeClock());
-    w.remember("default/web", obj("u1", "10"));
+    w.remember("default/web", obj("u1", "10"), true);
     const found = w.resolve("default/web", undefined);
     expect(found?.metadata.uid).toBe("u1");
     // The ownership handover reads who wrote it and how; the field sets are dropped, as in the cache.
     expect(found?.metadata.managedFields).toEqual([{ manager: "webapp-operator", operation: "Update" }]);
   });
 
+  test("an update the cache has nothing for is not stood in for: the object was deleted since", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "20"), false);
+    expect(w.resolve("default/web", undefined)).toBeUndefined();
+    expect(w.size).toBe(0);
+  });
+
+  test("an update of a creation the cache has not shown yet still stands in for it", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u1", "10"), true);
+    w.remember("default/web", obj("u1", "11"), false);
+    expect(w.resolve("default/web", undefined)?.metadata.resourceVersion).toBe("11");
+    w.remember("default/web", obj("u2", "12"), false); // another object: an update of what the cache had
+    expect(w.resolve("default/web", undefined)).toBeUndefined();
+  });
+
   test("stand in for an older version of the same object in the cache (our update is not there yet)", () => {
     const w = new WrittenChildren(createFakeClock());
-    w.remember("default/web", obj("u1", "20"));
+    w.remember("default/web", obj("u1", "20"), true);
     expect(w.resolve("default/web", obj("u1", "10"))?.metadata.resourceVersion).toBe("20");
     expect(w.size).toBe(1);
   });
 
   test("give way to the cache once it shows the same version or a newer one, and are dropped", () => {
     const w = new WrittenChildren(createFakeClock());
-    w.remember("default/web", obj("u1", "20"));
+    w.remember("default/web", obj("u1", "20"), true);
     const cached = obj("u1", "20");
     expect(w.resolve("default/web", cached)).toBe(cached);
     expect(w.size).toBe(0);
@@ -86,21 +102,21 @@ describe("written children", () => {
 
   test("give way to a cached object with another uid (replaced since), whatever its resourceVersion", () => {
     const w = new WrittenChildren(createFakeClock());
-    w.remember("default/web", obj("u1", "20"));
+    w.remember("default/web", obj("u1", "20"), true);
     expect(w.resolve("default/web", obj("u2", "5"))?.metadata.uid).toBe("u2");
     expect(w.size).toBe(0);
   });
 
   test("give way to the cache when resourceVersions are not integers (cannot tell which is newer)", () => {
     const w = new WrittenChildren(createFakeClock());
-    w.remember("default/web", obj("u1", "b"));
+    w.remember("default/web", obj("u1", "b"), true);
     expect(w.resolve("default/web", obj("u1", "a"))?.metadata.resourceVersion).toBe("a");
   });
 
   test("are forgotten after their time to live: the cache's answer counts again", async () => {
     const clock = createFakeClock();
     const w = new WrittenChildren(clock, 30_000);
-    w.remember("default/web", obj("u1", "10"));
+    w.remember("default/web", obj("u1", "10"), true);
     await clock.advance(30_000);
     expect(w.resolve("default/web", undefined)).toBeUndefined();
   });
@@ -112,12 +128,12 @@ describe("written children", () => {
       ["NotFound", 404],
       ["Conflict", 409],
     ] as const) {
-      w.remember("default/web", obj("u1", "10"));
+      w.remember("default/web", obj("u1", "10"), true);
       expect(w.contradicted("default/web", fail(reason, code))).toBe(true);
       expect(w.resolve("default/web", undefined)).toBeUndefined();
       expect(w.contradicted("default/web", fail(reason, code))).toBe(false); // nothing left to forget
     }
-    w.remember("default/web", obj("u1", "10"));
+    w.remember("default/web", obj("u1", "10"), true);
     expect(w.contradicted("default/web", fail("Other", 500))).toBe(false);
     expect(w.contradicted("default/web", fail("Unreachable", 0))).toBe(false);
     expect(w.resolve("default/web", undefined)?.metadata.uid).toBe("u1");

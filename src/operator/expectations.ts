@@ -7,10 +7,11 @@
  * - Bounded: every memory forgets an entry after its time to live (on the injected clock) and holds at most
  *   `max` entries (the oldest go first); expired entries are dropped whenever the memory is used, so the
  *   keys of deleted WebApps do not accumulate.
- * - The cache wins as soon as it has caught up: a remembered child is used only while the cache has nothing
- *   under its key or an older version of the same object (same uid, lower resourceVersion); a cached object
- *   with another uid, or as new or newer, drops the entry. So does the API server answering NotFound or
- *   Conflict about a remembered child (contradicted()).
+ * - The cache wins as soon as it has caught up: a remembered child is used only while the cache has an older
+ *   version of the same object (same uid, lower resourceVersion), or nothing under its key when we created it;
+ *   a cached object with another uid, or as new or newer, drops the entry, and so does an empty cache under the
+ *   key of one we only updated (it was deleted since). So does the API server answering NotFound or Conflict
+ *   about a remembered child (contradicted()).
  */
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -70,7 +71,7 @@ export class ExpiringMap<V> {
 
 /** The children this process created or updated, by "namespace/name", as the API server returned them. */
 export class WrittenChildren {
-  readonly #written: ExpiringMap<KubeObject>;
+  readonly #written: ExpiringMap<{ obj: KubeObject; created: boolean }>;
 
   constructor(clock: Clock, ttlMs = WRITTEN_TTL_MS, max = MAX_ENTRIES) {
     this.#written = new ExpiringMap(clock, ttlMs, max);
@@ -83,20 +84,28 @@ export class WrittenChildren {
   /**
    * Remembers what a write returned, shaped as the cache keeps a child of ours (cache-shape.ts): managedFields
    * reduced to manager and operation, which the ownership handover reads (ownership.ts), field sets dropped.
+   * `created`: the write made the object, so the cache may not show it yet; a later write of the same object
+   * (same uid) while that is still remembered keeps it so.
    */
-  remember(key: string, obj: KubeObject): void {
-    this.#written.set(key, shapeChild(obj));
+  remember(key: string, obj: KubeObject, created: boolean): void {
+    const before = this.#written.get(key);
+    const stillUnseen = before?.created === true && before.obj.metadata.uid === obj.metadata.uid;
+    this.#written.set(key, { obj: shapeChild(obj), created: created || stillUnseen });
   }
 
   /**
    * The object to converge from: the cached one once the cache shows our write (or anything newer), else the
-   * one we wrote. A child deleted before the cache ever showed it reads as present until the entry expires or
-   * the API server contradicts it (contradicted()).
+   * one we wrote. With nothing cached, only a creation stands (the cache has not shown it yet); an object we
+   * updated that the cache no longer has was deleted since (the chaos soak's app-038: its Service, updated while
+   * the watch was down, was gone in the re-list, and the remembered update hid that until it expired, when no
+   * event was left to reconcile it again). A creation deleted before the cache ever showed it reads as present
+   * until the entry expires (see `unseen`) or the API server contradicts it (contradicted()).
    */
   resolve(key: string, cached: KubeObject | undefined): KubeObject | undefined {
     const mine = this.#written.get(key);
     if (!mine) return cached;
-    if (!cached || (cached.metadata.uid === mine.metadata.uid && isOlder(cached, mine))) return mine;
+    if (!cached && mine.created) return mine.obj;
+    if (cached && cached.metadata.uid === mine.obj.metadata.uid && isOlder(cached, mine.obj)) return mine.obj;
     this.#written.delete(key);
     return cached;
   }

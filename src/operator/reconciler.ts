@@ -11,7 +11,8 @@
  * pod failure is reported.
  * Between calls it remembers, bounded and expiring (expectations.ts): the children it wrote until the cache
  * shows them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound or
- * Conflict about one drops it, and the child is converged from the cache in the same pass); and the
+ * Conflict about one drops it, and the child is converged from the cache in the same pass; a pass that had only
+ * that memory of a child, the cache showing nothing, is run again by the time the memory expires); and the
  * WebApps it created children for in the last CREATED_TTL_MS, and those the API server said are gone, for
  * the owner check below.
  * The owner check: a cached WebApp may be gone from the API server (the cache lags). A creation for it is
@@ -43,7 +44,7 @@ import { done, requeueAfter, type Outcome, type Reconciler, type Request } from 
 import { POD_FAILURE_REASONS } from "../readiness/pods.ts";
 import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
 import { announceCreated, type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
-import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
+import { CREATED_TTL_MS, ExpiringMap, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { firstRolloutStart, firstStatusWait } from "./first-status.ts";
 import { podFailures } from "./pod-failures.ts";
@@ -107,6 +108,22 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
     return done();
   }
+  const outcome = await settle(deps, req, webapp, parsed.webapp, observed, reconciledBefore, signal);
+  // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
+  if (!observed.unseen || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS)) return outcome;
+  return requeueAfter(WRITTEN_TTL_MS);
+}
+
+/** The status of a WebApp whose children were converged, written, and when to look again. */
+async function settle(
+  deps: ReconcilerDeps,
+  req: Request,
+  webapp: WebAppObject,
+  parsed: WebApp,
+  observed: Extract<Observed, { kind: "observed" }>,
+  reconciledBefore: boolean,
+  signal: AbortSignal,
+): Promise<Outcome> {
   const { live, problems, failure } = observed;
   const now = deps.clock.now();
   let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
@@ -121,7 +138,7 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
     (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
   // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
   if (wantPods && !req.superseded()) {
-    const failures = await podFailures(deps, parsed.webapp, now, signal);
+    const failures = await podFailures(deps, parsed, now, signal);
     if (failures.length > 0)
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
   }
@@ -154,6 +171,8 @@ type Observed =
       live: Partial<Record<Child["kind"], KubeObject>>;
       problems: Problem[];
       failure: unknown;
+      /** A child was converged from what this process wrote, the cache showing nothing under its name. */
+      unseen: boolean;
     };
 
 /** Both children converged at once, each outcome decided in one switch; one Created event for what was created. */
@@ -187,7 +206,8 @@ async function convergeChildren(
       return convergeChild(ctx, child, cached);
     }),
   );
-  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined };
+  const unseen = children.some((c) => c.cached === undefined && c.found !== undefined);
+  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined, unseen };
   const created: Child[] = [];
   let ownerGone = false;
   for (const [i, outcome] of outcomes.entries()) {
@@ -195,7 +215,7 @@ async function convergeChildren(
     switch (outcome.kind) {
       case "converged":
         observed.live[child.kind] = outcome.live;
-        if (outcome.wrote) memory.written.remember(key, outcome.live);
+        if (outcome.wrote) memory.written.remember(key, outcome.live, outcome.wrote === "created");
         if (outcome.wrote === "created") created.push(child);
         break;
       case "blocked":
