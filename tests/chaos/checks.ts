@@ -32,14 +32,21 @@ const TRANSIENT = [
 const LEADERSHIP = [/lost the lease/, /could not renew within/, /leadership lost/, /^exiting with an error$/];
 
 /**
- * `duringApiRestart`: the line was logged while kube-apiserver was (re)starting: it answers 403 and
- * 401 until its RBAC and token caches are filled, which is not a missing permission.
+ * What a (re)starting kube-apiserver answers before its caches are filled, which is not a finding then: 403 and 401
+ * until its RBAC and token caches are, and a 500 "failed to allocate a serviceIP ...: range is full" for a Service
+ * create until its ServiceCIDR allocators are (v1.36 ipallocator/cidrallocator.go answers ErrFull while it has no
+ * ready allocator; seen in CI 2026-12-03, 10 attempts over ~5 s right after a restart).
+ */
+const WHILE_API_STARTS = /forbidden|unauthorized|failed to allocate a serviceIP .*range is full/i;
+
+/**
+ * `duringApiRestart`: the line was logged while kube-apiserver was (re)starting (WHILE_API_STARTS).
  */
 export function classifyError(line: { msg: string; error?: string }, duringApiRestart = false): ErrorClass {
   const text = `${line.msg} ${line.error ?? ""}`;
   if (LEADERSHIP.some((re) => re.test(line.msg))) return "leadership";
   const reconcileFailure = /reconcile of \S+ (failed|timed out)/.test(line.msg);
-  if (reconcileFailure && duringApiRestart && /forbidden|unauthorized/i.test(text)) return "transient";
+  if (reconcileFailure && duringApiRestart && WHILE_API_STARTS.test(text)) return "transient";
   if (/forbidden|is invalid|internal error|panic|event handler/i.test(text)) return "unexpected";
   if (reconcileFailure && TRANSIENT.some((re) => re.test(text))) return "transient";
   return "unexpected";
