@@ -66,6 +66,11 @@ async function quietReconciles(): Promise<number> {
 const dep = (name: string) => getOrUndefined<DeploymentLike>(DEPLOYMENTS, `${name}-deployment`, ns.name);
 const svc = (name: string) => getOrUndefined<ServiceLike>(SERVICES, `${name}-svc`, ns.name);
 const wa = (name: string) => getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
+/** The operations of the operator's managedFields entries on a WebApp's Deployment, in order. */
+const operatorOperations = async (name: string): Promise<string[]> =>
+  (((await dep(name))?.metadata.managedFields ?? []) as { manager: string; operation: string }[])
+    .filter((m) => m.manager === "webapp-operator")
+    .map((m) => m.operation);
 
 async function convergedTo(name: string, image: string, replicas: number, port: number): Promise<void> {
   await eventually(
@@ -169,11 +174,7 @@ describe("spec changes converge", () => {
     await kube.patch(WEBAPPS, "test-app", ns.name, { spec: { port: 8080 } }, "merge");
     await convergedTo("test-app", "nginx:1.27", 5, 8080);
     // Created by POST (an Update entry), reshaped by the new port: every field is ours by apply now.
-    const managers = ((await dep("test-app"))?.metadata.managedFields ?? []) as {
-      manager: string;
-      operation: string;
-    }[];
-    expect(managers.filter((m) => m.manager === "webapp-operator").map((m) => m.operation)).toEqual(["Apply"]);
+    expect(await operatorOperations("test-app")).toEqual(["Apply"]);
     const events = await eventsFor(ns.name, "test-app");
     expect(
       events.some((e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas"),
@@ -235,11 +236,7 @@ describe("self-healing", () => {
   test("a port left under our create's Update entry beside the intent's is pruned", async () => {
     // The state the chaos soak's app-036 ended in (its old port stayed beside the new one, still ours by the
     // create): written here as our field manager, on the Deployment re-created above, which still has that entry.
-    const managers = ((await dep("test-app"))?.metadata.managedFields ?? []) as {
-      manager: string;
-      operation: string;
-    }[];
-    expect(managers.some((m) => m.manager === "webapp-operator" && m.operation === "Update")).toBe(true);
+    expect(await operatorOperations("test-app")).toContain("Update");
     const leftover = { containers: [{ name: "app", ports: [{ containerPort: 9090, protocol: "TCP" }] }] };
     await kube.patch(
       DEPLOYMENTS,

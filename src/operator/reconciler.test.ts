@@ -376,10 +376,13 @@ describe("a converged WebApp", () => {
 });
 
 describe("a child we created (the create recorded its fields under an Update entry of our field manager)", () => {
-  const createdByUs = (dep: KubeObject): KubeObject => ({
-    ...dep,
-    metadata: { ...dep.metadata, managedFields: [{ manager: FIELD_MANAGER, operation: "Update" }] },
+  /** The child with these managedFields entries. */
+  const withEntries = (obj: KubeObject, managedFields: ManagerEntry[]): KubeObject => ({
+    ...obj,
+    metadata: { ...obj.metadata, managedFields },
   });
+  const createdByUs = (dep: KubeObject): KubeObject =>
+    withEntries(dep, [{ manager: FIELD_MANAGER, operation: "Update" }]);
   const depWrites = (w: ReturnType<typeof world>) =>
     w
       .writes()
@@ -511,7 +514,7 @@ describe("a child we created (the create recorded its fields under an Update ent
       { manager: FIELD_MANAGER, operation: "Apply" },
       { manager: FIELD_MANAGER, operation: "Update" },
     ];
-    const dep = w.cached({ ...stuck, metadata: { ...stuck.metadata, managedFields: entries } });
+    const dep = w.cached(withEntries(stuck, entries));
     const svc = w.cached(liveService(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
@@ -551,7 +554,7 @@ describe("a child we created (the create recorded its fields under an Update ent
       { manager: FIELD_MANAGER, operation: "Apply" },
       { manager: "kubectl-edit", operation: "Update" },
     ];
-    const dep = w.cached({ ...theirs, metadata: { ...theirs.metadata, managedFields: entries } });
+    const dep = w.cached(withEntries(theirs, entries));
     const svc = w.cached(liveService(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
@@ -562,7 +565,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const w = world();
     const stale = withPorts(createdByUs(liveDeployment(testApp())), [80, 9090]);
     const dep = w.cached(stale);
-    w.api.put(DEPLOYMENT_RESOURCE, { ...stale, metadata: { ...stale.metadata, managedFields: [] } });
+    w.api.put(DEPLOYMENT_RESOURCE, withEntries(stale, []));
     const svc = w.cached(liveService(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
