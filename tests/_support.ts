@@ -199,3 +199,24 @@ export async function eventsFor(
   >(EVENTS, { namespace });
   return list.items.filter((e) => e.involvedObject.name === name);
 }
+
+/**
+ * The Events about `name`, once one of them is what `wanted` accepts. The operator sends its Events once its
+ * reconciles have been quiet for a moment (runtime/quiet.ts), up to 5 s after what they tell.
+ */
+export function eventsOnceSeen(
+  namespace: string,
+  name: string,
+  wanted: (e: Awaited<ReturnType<typeof eventsFor>>[number]) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): ReturnType<typeof eventsFor> {
+  return eventually(
+    async () => {
+      const events = await eventsFor(namespace, name);
+      return events.some(wanted) ? events : undefined;
+    },
+    timeoutMs,
+    what,
+  );
+}

@@ -38,6 +38,7 @@ import {
   conditionOf,
   devctl,
   ensureCrd,
+  eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
@@ -229,6 +230,10 @@ describe("kubectl apply of malformed WebApps against the real CRD", () => {
     expect(await names(WEBAPPS)).toEqual(accepted);
     expect(await names(DEPLOYMENTS)).toEqual(accepted.map((n) => `${n}-deployment`));
     expect(await names(SERVICES)).toEqual(accepted.map((n) => `${n}-svc`));
+    // Events are sent in the order they were recorded, once the operator is quiet: those about the accepted
+    // WebApps being there means that any about a rejected one would be too.
+    for (const n of accepted)
+      await eventsOnceSeen(ns.name, n, (e) => e.reason === "Created", `the Created event of ${n}`);
     const events = await kube.list<KubeObject & { involvedObject: { kind: string; name: string } }>(EVENTS, {
       namespace: ns.name,
     });

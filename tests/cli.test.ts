@@ -30,7 +30,7 @@ import {
   WEBAPPS,
   conditionOf,
   devctl,
-  eventsFor,
+  eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
@@ -612,7 +612,7 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
     );
     expect(ready.status?.readyReplicas).toBe(2);
     expect(await getOrUndefined(DEPLOYMENTS, "in-cluster-deployment", watched.name)).toBeDefined();
-    expect((await eventsFor(watched.name, "in-cluster")).some((e) => e.reason === "Created")).toBe(true);
+    await eventsOnceSeen(watched.name, "in-cluster", (e) => e.reason === "Created", "a Created event");
     expect(logs).not.toContain("forbidden");
 
     // It leads through the Lease in the install namespace, which status shows.
@@ -680,9 +680,12 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       "the WebApp to be Degraded",
     );
     expect(degraded.message).toContain(missing);
-    expect(
-      (await eventsFor(watched.name, "no-create")).some((e) => e.type === "Warning" && e.message.includes(missing)),
-    ).toBe(true);
+    await eventsOnceSeen(
+      watched.name,
+      "no-create",
+      (e) => e.type === "Warning" && e.message.includes(missing),
+      "the Warning event",
+    );
 
     // Install again repairs the tampered rule and reports just that object as configured.
     const repair = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE]);

@@ -13,6 +13,7 @@ import {
   conditionOf,
   ensureCrd,
   eventsFor,
+  eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
@@ -115,7 +116,7 @@ describe("the seed's case", () => {
     }
     expect(conditionOf(w, "Progressing")?.status).toBe("False");
     expect(conditionOf(w, "Degraded")?.status).toBe("False");
-    const events = await eventsFor(ns.name, "test-app");
+    const events = await eventsOnceSeen(ns.name, "test-app", (e) => e.reason === "Created", "a Created event");
     expect(
       events.some((e) => e.reason === "Created" && e.message.includes("Deployment test-app-deployment created")),
     ).toBe(true);
@@ -175,10 +176,12 @@ describe("spec changes converge", () => {
     await convergedTo("test-app", "nginx:1.27", 5, 8080);
     // Created by POST (an Update entry), reshaped by the new port: every field is ours by apply now.
     expect(await operatorOperations("test-app")).toEqual(["Apply"]);
-    const events = await eventsFor(ns.name, "test-app");
-    expect(
-      events.some((e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas"),
-    ).toBe(true);
+    await eventsOnceSeen(
+      ns.name,
+      "test-app",
+      (e) => e.reason === "Scaled" && e.message === "Deployment test-app-deployment updated to 5 replicas",
+      "the Scaled event",
+    );
   });
 
   test("kubectl scale on the WebApp goes through the scale subresource", async () => {

@@ -13,7 +13,7 @@ import {
   WEBAPPS,
   conditionOf,
   ensureCrd,
-  eventsFor,
+  eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
@@ -97,7 +97,8 @@ describe("a WebApp whose pods cannot run", () => {
       expect(conditionOf(w, "Ready")).toMatchObject({ status: "False", reason: want });
       expect(conditionOf(w, "Reconciling")).toBeUndefined();
       expect((await kstatus([w]))[0]?.status).toBe("Failed");
-      const warnings = (await eventsFor(ns.name, name)).filter((e) => e.type === "Warning");
+      const events = await eventsOnceSeen(ns.name, name, (e) => e.type === "Warning", `a Warning event about ${name}`);
+      const warnings = events.filter((e) => e.type === "Warning");
       expect(warnings.map((e) => [e.reason, e.count ?? 1])).toEqual([[want, 1]]);
     }
     console.error(`pod failures surfaced after (ms, from the first check): ${JSON.stringify(took)}`);

@@ -2,7 +2,9 @@
  * Wires the WebApp operator as runnables of one runtime Manager (runtime/manager.ts owns the lifecycle): informers
  * for WebApps and every Deployment and Service (webAppCaches), the health/metrics servers, the event recorder and
  * the release of start-up's code pages once the first pass is over (runtime/startup-pages.ts) on every replica;
- * the WebApp controller and the orphan collector (orphans.ts) only while leading.
+ * the WebApp controller and the orphan collector (orphans.ts) only while leading. Events yield to the WebApp
+ * reconciles (runtime/quiet.ts): they are sent once those have been quiet for EVENT_DEFAULTS.quietMs, or after
+ * EVENT_DEFAULTS.maxDelayMs.
  * A second controller or a webhook is one more `manager.add`.
  * - preflight first: the WebApp API must be served and listable, else OperatorError (exit 1);
  * - a lost lease is exit code 1 (the process must restart: another replica may be reconciling already);
@@ -19,12 +21,13 @@ import { controllerBuilder } from "../runtime/builder.ts";
 import { StatusEchoes } from "./status-echo.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { createEventRecorder, type EventRecorder } from "../runtime/events.ts";
+import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runtime/events.ts";
 import { createInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { Manager, type ManagerOutcome, type Runnable } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
+import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { startServer } from "../server/http.ts";
 import { shapeChild, shapeWebApp } from "./cache-shape.ts";
@@ -88,14 +91,17 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   await preflight(client, opts.namespaces);
 
   const caches = webAppCaches(client, opts, clock);
+  const activity = createActivity(clock);
+  const { quietMs, maxDelayMs } = EVENT_DEFAULTS;
   const recorder = createEventRecorder(client, {
     clock,
     logger: log,
     component: "webapp-operator",
     reportingController: "devctl.dev/webapp-operator",
     reportingInstance: identity,
+    gate: createQuietGate({ clock, activity, quietMs, maxDelayMs }),
   });
-  const controller = webAppController(client, caches, recorder, metrics, opts, clock);
+  const controller = webAppController(client, caches, { recorder, activity }, metrics, opts, clock);
   const elector = opts.leaderElection ? leaderElector(client, opts.leaderElection, identity, metrics, opts) : undefined;
   const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
   for (const informer of Object.values(caches)) manager.add(informer);
@@ -176,7 +182,7 @@ export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Cloc
 function webAppController(
   client: KubeClient,
   caches: WebAppCaches,
-  recorder: EventRecorder,
+  { recorder, activity }: { recorder: EventRecorder; activity: Activity },
   metrics: RuntimeMetrics,
   opts: OperatorOptions,
   clock: Clock,
@@ -190,7 +196,9 @@ function webAppController(
     .owns(services, { priority: serviceEventPriority })
     .build({
       name: CONTROLLER_NAME,
-      reconcile: createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger, echoes }),
+      reconcile: activity.track(
+        createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger, echoes }),
+      ),
       concurrency: opts.concurrency,
       ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
       clock,

@@ -16,9 +16,13 @@
  * - Harmless: `event()` never throws and never blocks; writes are fire-and-forget, serialized per Event so
  *   repeats aggregate even while the first write is in flight; failures are logged at debug.
  *   `flush()` resolves when every write started so far has finished (tests, shutdown).
+ * - Yielding, with `gate` (quiet.ts): each write first waits for `gate.wait()`, so Events go out once the
+ *   reconciles are quiet, or after a bounded delay. Its timestamps and rate limit are those of the `event()`
+ *   call, not of the send. `flush()` sends what waits at once.
  */
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
+import type { QuietGate } from "./quiet.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { EVENTS } from "../kube/resources.ts";
 import type { KubeClient, KubeObject, ObjectMeta } from "../kube/types.ts";
@@ -55,6 +59,8 @@ export interface EventRecorderOptions {
   overall?: TokenBucketConfig;
   /** Uniform in [0, 1), for Event names. Default Math.random. */
   random?: () => number;
+  /** What each write waits for first (quiet.ts); default none. */
+  gate?: QuietGate;
 }
 
 export const EVENT_DEFAULTS = {
@@ -63,6 +69,9 @@ export const EVENT_DEFAULTS = {
   perObject: { burst: 25, refillMs: 300_000 },
   overall: { burst: 100, refillMs: 1_000 },
   messageLimit: 1024,
+  /** For the operator's gate (quiet.ts): how long its reconciles must be quiet, and the longest an Event waits. */
+  quietMs: 500,
+  maxDelayMs: 5_000,
 } as const;
 
 /** What was written for one aggregation key. */
@@ -80,27 +89,77 @@ interface Bucket {
 
 export function createEventRecorder(client: KubeClient, opts: EventRecorderOptions): EventRecorder {
   const { clock, logger } = opts;
-  const random = opts.random ?? Math.random;
-  const windowMs = opts.aggregateWindowMs ?? EVENT_DEFAULTS.aggregateWindowMs;
   const allowed = rateLimiter(
     opts.perObject ?? EVENT_DEFAULTS.perObject,
     opts.overall ?? EVENT_DEFAULTS.overall,
     clock.now(),
   );
-  /** LRU: Map iteration order is insertion order; touching = delete + set. */
-  const written = new Map<string, Written>();
   /** Last write per aggregation key; a new write for the key waits for it. */
   const chains = new Map<string, Promise<void>>();
   const pending = new Set<Promise<void>>();
+  /** While flush() runs, writes skip the gate. */
+  let draining = false;
+  const yieldFirst = (): Promise<void> | undefined => (draining ? undefined : opts.gate?.wait());
+  const write = eventWriter(client, opts);
 
-  async function write(
-    key: string,
-    obj: InvolvedObject,
-    type: EventType,
-    reason: string,
-    message: string,
-  ): Promise<void> {
-    const now = clock.now();
+  return {
+    event(obj, type, reason, message) {
+      try {
+        const now = clock.now();
+        const m = obj.metadata;
+        const objKey = m.uid || `${obj.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
+        if (!allowed(objKey, now)) {
+          logger.debug(
+            `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: dropped by the rate limit`,
+          );
+          return;
+        }
+        const key = JSON.stringify([objKey, type, reason, message]);
+        const p = (chains.get(key) ?? Promise.resolve())
+          .then(yieldFirst)
+          .then(() => write(key, now, obj, type, reason, message))
+          .catch((e: unknown) =>
+            logger.debug(
+              `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${e instanceof Error ? e.message : String(e)}`,
+            ),
+          );
+        chains.set(key, p);
+        pending.add(p);
+        void p.finally(() => {
+          pending.delete(p);
+          if (chains.get(key) === p) chains.delete(key);
+        });
+      } catch (e) {
+        logger.debug(`event ${type} ${reason}: not recorded: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
+    async flush() {
+      draining = true;
+      try {
+        while (pending.size > 0) {
+          opts.gate?.releaseAll();
+          await Promise.allSettled([...pending]);
+        }
+      } finally {
+        draining = false;
+      }
+    },
+  };
+}
+
+/**
+ * Writes one event recorded at `now` under its aggregation key: a PATCH of count and lastTimestamp when the same
+ * key was written within the aggregation window (and that Event still exists), else a new Event.
+ */
+function eventWriter(
+  client: KubeClient,
+  opts: EventRecorderOptions,
+): (key: string, now: number, obj: InvolvedObject, type: EventType, reason: string, message: string) => Promise<void> {
+  const random = opts.random ?? Math.random;
+  const windowMs = opts.aggregateWindowMs ?? EVENT_DEFAULTS.aggregateWindowMs;
+  /** LRU: Map iteration order is insertion order; touching = delete + set. */
+  const written = new Map<string, Written>();
+  return async (key, now, obj, type, reason, message) => {
     const prev = written.get(key);
     if (prev && now - prev.lastAt < windowMs) {
       prev.count += 1;
@@ -118,41 +177,6 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
     await client.create(EVENTS, ev);
     touch(written, key, { name, namespace, count: 1, lastAt: now });
     while (written.size > EVENT_DEFAULTS.cacheSize) written.delete(written.keys().next().value!);
-  }
-
-  return {
-    event(obj, type, reason, message) {
-      try {
-        const now = clock.now();
-        const m = obj.metadata;
-        const objKey = m.uid || `${obj.kind}/${m.namespace ?? ""}/${m.name ?? ""}`;
-        if (!allowed(objKey, now)) {
-          logger.debug(
-            `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: dropped by the rate limit`,
-          );
-          return;
-        }
-        const key = JSON.stringify([objKey, type, reason, message]);
-        const p = (chains.get(key) ?? Promise.resolve())
-          .then(() => write(key, obj, type, reason, message))
-          .catch((e: unknown) =>
-            logger.debug(
-              `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${e instanceof Error ? e.message : String(e)}`,
-            ),
-          );
-        chains.set(key, p);
-        pending.add(p);
-        void p.finally(() => {
-          pending.delete(p);
-          if (chains.get(key) === p) chains.delete(key);
-        });
-      } catch (e) {
-        logger.debug(`event ${type} ${reason}: not recorded: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    },
-    async flush() {
-      while (pending.size > 0) await Promise.allSettled([...pending]);
-    },
   };
 }
 

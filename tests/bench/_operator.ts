@@ -122,6 +122,27 @@ export function requestsByMethod(metrics: Map<string, Sample[]>): Record<string,
   return out;
 }
 
+/** How long the request count must stand still for requestsOnceQuiet. */
+export const REQUESTS_QUIET_MS = 1_500;
+
+/**
+ * requestsByMethod once the operator has stopped sending: scraped every 250 ms until the total has not moved
+ * for REQUESTS_QUIET_MS (at most 20 s). What an operator sends after the work is done still counts: devctl's
+ * Events wait until its reconciles are quiet (runtime/quiet.ts).
+ */
+export async function requestsOnceQuiet(scrape: () => Promise<Map<string, Sample[]>>): Promise<Record<string, number>> {
+  const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+  let last = requestsByMethod(await scrape());
+  let since = performance.now();
+  const deadline = since + 20_000;
+  while (performance.now() - since < REQUESTS_QUIET_MS && performance.now() < deadline) {
+    await Bun.sleep(250);
+    const now = requestsByMethod(await scrape());
+    if (sum(now) !== sum(last)) [last, since] = [now, performance.now()];
+  }
+  return last;
+}
+
 /** The argv of devctl (`operator run`, or the sources under the profiler) with metrics and probes on `port`. */
 function devctlArgv(opts: OperatorSpawnOptions, port: number): string[] {
   const runArgs = [

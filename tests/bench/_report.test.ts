@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Section } from "./_context.ts";
-import { parseMetrics, requestsByMethod, total } from "./_operator.ts";
+import { parseMetrics, REQUESTS_QUIET_MS, requestsByMethod, requestsOnceQuiet, total } from "./_operator.ts";
 import { hotFunctions } from "./_profile.ts";
 import { ANALYSIS_END, ANALYSIS_START, STALE_MARK, cpuRows, render, type RunInfo } from "./_report.ts";
 
@@ -81,6 +81,16 @@ test("metrics text is summed per family and label, and requests per method", () 
   expect(requestsByMethod(m)).toEqual({ GET: 7, PATCH: 3 });
   expect(total(m, "rest_client_requests_total", { code: "409" })).toBe(1);
   expect(total(m, "process_resident_memory_bytes")).toBe(15_000_000);
+});
+
+test("requests are counted once the operator has stopped sending, so late Events count too", async () => {
+  const counts = [3, 3, 5, 9, 9, 9, 9, 9, 9, 9, 9, 9, 12];
+  let scrapes = 0;
+  const scrape = async () =>
+    parseMetrics(`rest_client_requests_total{code="201",method="POST",host="h"} ${counts[Math.min(scrapes++, 12)]}`);
+  const started = performance.now();
+  expect(await requestsOnceQuiet(scrape)).toEqual({ POST: 9 });
+  expect(performance.now() - started).toBeGreaterThanOrEqual(REQUESTS_QUIET_MS);
 });
 
 test("a bun --cpu-prof-md profile yields its hot functions with source paths shortened to src/", () => {

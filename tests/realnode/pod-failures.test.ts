@@ -29,6 +29,7 @@ import {
   DEPLOYMENTS,
   ensureCrd,
   eventsFor,
+  eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
@@ -130,7 +131,8 @@ function printed(name: string): { ready: string; reason: string } {
 }
 
 async function expectOneWarning(name: string, reason: string): Promise<void> {
-  const warnings = (await eventsFor(requireNs(), name)).filter((e) => e.type === "Warning");
+  const events = await eventsOnceSeen(requireNs(), name, (e) => e.type === "Warning", `a Warning event about ${name}`);
+  const warnings = events.filter((e) => e.type === "Warning");
   expect(warnings.map((e) => [e.reason, e.count ?? 1])).toEqual([[reason, 1]]);
 }
 

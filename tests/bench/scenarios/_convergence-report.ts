@@ -156,7 +156,7 @@ function requestTable(last: Repeat, n: number, impls: readonly OperatorImpl[]): 
     }),
   ]);
   return {
-    caption: `API requests sent while converging N=${n} (last repeat; each operator's own rest_client_requests_total, one per HTTP request, watches included):`,
+    caption: `API requests sent while converging N=${n}, until they stop (last repeat; each operator's own rest_client_requests_total, one per HTTP request, watches included):`,
     head: ["method", ...impls.flatMap((i) => [IMPL_LABEL[i], "per WebApp"])],
     rows,
   };

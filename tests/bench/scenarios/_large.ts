@@ -33,7 +33,7 @@ import {
   WEBAPP_RESOURCE,
   webappObject,
 } from "../_kube.ts";
-import { type BenchOperator, type OperatorImpl, requestsByMethod, total } from "../_operator.ts";
+import { type BenchOperator, type OperatorImpl, requestsOnceQuiet, total } from "../_operator.ts";
 import { residentOf } from "../_proc.ts";
 import { fmtMiB, fmtMs } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
@@ -177,7 +177,7 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
       workMs = performance.now() - t0;
     }
     await drained(op, 120_000);
-    const reqs = requestsByMethod(await op.scrape());
+    const reqs = await requestsOnceQuiet(() => op.scrape());
     firstPass = { posts: reqs.POST ?? 0, patches: reqs.PATCH ?? 0 };
     await Bun.sleep(5000);
     drainedRss = op.rssBytes() ?? Number.NaN;

@@ -10,7 +10,8 @@
  * Services exist). Every change of the Available count is kept as a curve, and the operator's RSS is
  * sampled every 250 ms, for the charts. CPU seconds of the operator, the control-plane processes,
  * the bench client and the whole machine are read from /proc at t0 and at the end. Requests come
- * from the operator's /metrics (rest_client_requests_total, the same family in both operators).
+ * from the operator's /metrics (rest_client_requests_total, the same family in both operators), counted
+ * until the operator stops sending (requestsOnceQuiet: devctl's Events go out once its reconciles are quiet).
  * Where the cluster is one this run started, every run gets a new empty cluster (see freshCluster):
  * Service creation slows down as Services accumulate, so runs must not inherit each other's objects.
  * The operators alternate (odd repeats devctl first, even ones the peer first), except in the last
@@ -44,7 +45,7 @@ import { describeEvidence, outliers, startRecorder } from "../_evidence.ts";
 import { floorFixture } from "../_fixture.ts";
 import { floorRun, minimalRun } from "./_references.ts";
 import { type Hog, startHog } from "../_hog.ts";
-import { IMPL_LABEL, type OperatorImpl, requestsByMethod } from "../_operator.ts";
+import { IMPL_LABEL, type OperatorImpl, requestsByMethod, requestsOnceQuiet } from "../_operator.ts";
 import { hotFunctions, latestProfile } from "../_profile.ts";
 import { fmt, fmtMs } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
@@ -137,7 +138,7 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
     sample();
     const rss = op.rssBytes() ?? Number.NaN;
     const evidence = await recorder.stop();
-    const after = requestsByMethod(await op.scrape());
+    const after = await requestsOnceQuiet(() => op.scrape());
     const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
     return {
       impl,

@@ -14,7 +14,7 @@
 import type { Context, Section } from "../_context.ts";
 import { ensureFixture } from "../_fixture.ts";
 import { applyFloor, appName, DEPLOYMENT_RESOURCE, floorObjects, WEBAPP_RESOURCE, webappAvailable } from "../_kube.ts";
-import { IMPL_LABEL, requestsByMethod, total } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet, total } from "../_operator.ts";
 import { fmtMs, median, percentile } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 import { deploymentName } from "../../../src/operator/desired.ts";
@@ -121,7 +121,7 @@ export async function heal(ctx: Context): Promise<Section> {
       if ((i + 1) % 20 === 0)
         ctx.log(`  ${i + 1}/${trials}: median ${fmtMs(median(heals))}, max ${fmtMs(Math.max(...heals))}`);
     }
-    requests = requestsSince(before, requestsByMethod(await op.scrape()));
+    requests = requestsSince(before, await requestsOnceQuiet(() => op.scrape()));
   } finally {
     deployments.stop();
     webapps.stop();

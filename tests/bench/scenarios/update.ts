@@ -23,7 +23,7 @@ import {
   rolledOut,
   WEBAPP_RESOURCE,
 } from "../_kube.ts";
-import { IMPL_LABEL, requestsByMethod, total } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet, total } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
 import { cpuRows } from "../_report.ts";
 import { fmt, fmtMs, median, spread } from "../_stats.ts";
@@ -101,7 +101,7 @@ export async function update(ctx: Context): Promise<Section> {
       const imageMs = (await carried) - t0;
       const usage = meter.read();
       const rolledMs = (await rolled) - t0;
-      const after = requestsByMethod(await op.scrape());
+      const after = await requestsOnceQuiet(() => op.scrape());
       const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
       ctx.log(`  every Deployment carries it after ${fmtMs(imageMs)}, rollouts done after ${fmtMs(rolledMs)}`);
       const { floorWrittenMs, floorRolledMs } = ctx.measuresFloor
