@@ -23,13 +23,10 @@
  * for within CREATED_TTL_MS, or one that has a status (it was reconciled before, so a missing child was
  * deleted: by someone, or by the collector as the WebApp is gone). A new WebApp (no status, nothing created)
  * creates without asking. An adoption always asks first.
- * A status that is already stale is not written: when the request is superseded (its key was queued again
- * while it ran), the pass that follows reads newer state and writes that; with nothing queued it is written.
- * Except news someone may be waiting for: a status that turns Ready or Stalled True is written at once (the
- * queued pass may sit behind every other key), so only progress in between is coalesced. Likewise a new
- * WebApp's first status waits while its Deployment is young and nothing is wrong (first-status.ts).
- * Every status written is told to deps.echoes (before it is sent), so that the update event carrying it back runs no pass
- * (status-echo.ts): it would read what this pass read and change nothing.
+ * The status is written by status-write.ts: not when already stale (a newer pass is queued) unless it turns
+ * Ready or Stalled True, and told to deps.echoes first, so that the update event carrying it back runs no pass
+ * (status-echo.ts). A new WebApp's first status waits while its Deployment is young and nothing is wrong
+ * (first-status.ts).
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
@@ -43,13 +40,14 @@ import type { Logger } from "../runtime/logger.ts";
 import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
 import { POD_FAILURE_REASONS } from "../readiness/pods.ts";
 import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
-import { announceCreated, type Child, type ConvergeContext, convergeChild, FIELD_MANAGER } from "./converge.ts";
+import { announceCreated, type Child, type ConvergeContext, convergeChild } from "./converge.ts";
 import { CREATED_TTL_MS, ExpiringMap, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { firstRolloutStart, firstStatusWait } from "./first-status.ts";
 import { podFailures } from "./pod-failures.ts";
-import { computeStatus, podProblems, statusEqual, type Problem } from "./status.ts";
+import { computeStatus, podProblems, type Problem } from "./status.ts";
 import type { StatusEchoes } from "./status-echo.ts";
+import { writeStatus } from "./status-write.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
 /** How soon a WebApp blocked by someone else's object looks again (that object is not watched). */
@@ -148,14 +146,6 @@ async function settle(
   if (wantPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();
   return requeueAfter(POD_CHECK_AFTER_MS - notReady);
-}
-
-/** The condition is True in `next` and was not in `stored`. */
-function turnsTrue(stored: WebAppStatus | undefined, next: WebAppStatus, type: string): boolean {
-  return (
-    findCondition(next.conditions, type)?.status === "True" &&
-    findCondition(stored?.conditions, type)?.status !== "True"
-  );
 }
 
 /** The stored status says Stalled because of a pod (readiness/pods.ts). */
@@ -279,48 +269,6 @@ async function stillExists(client: KubeClient, webapp: WebAppObject, signal: Abo
   } catch (e) {
     if (isNotFound(e)) return false;
     throw e;
-  }
-}
-
-/**
- * A merge patch of the status subresource, only when something a user can see changed and no newer pass is
- * queued (req.superseded(): that pass writes what it observes) unless it turns Ready or Stalled True; a Warning
- * when it degrades.
- */
-async function writeStatus(
-  deps: ReconcilerDeps,
-  req: Request,
-  webapp: WebAppObject,
-  status: WebAppStatus,
-  signal: AbortSignal,
-): Promise<void> {
-  if (statusEqual(webapp.status, status)) return;
-  const { name, namespace } = webapp.metadata;
-  if (req.superseded() && !turnsTrue(webapp.status, status, "Ready") && !turnsTrue(webapp.status, status, "Stalled")) {
-    deps.logger.debug(`WebApp ${namespace}/${name}: status not written, a newer pass is queued`);
-    return;
-  }
-  deps.echoes?.writing(webapp, status); // before the write: its echo may arrive before its response
-  try {
-    await deps.client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
-      subresource: "status",
-      fieldManager: FIELD_MANAGER,
-      signal,
-      discardResponse: true, // nobody reads the echo of the whole WebApp
-    });
-  } catch (e) {
-    deps.echoes?.failed(webapp);
-    if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
-    throw e;
-  }
-  const before = findCondition(webapp.status?.conditions, "Degraded");
-  const after = findCondition(status.conditions, "Degraded");
-  // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.
-  const podFailure = (POD_FAILURE_REASONS as readonly string[]).includes(after?.reason ?? "");
-  const changed = before?.reason !== after?.reason || (!podFailure && before?.message !== after?.message);
-  if (after?.status === "True" && (before?.status !== "True" || changed)) {
-    deps.recorder.event(webapp, "Warning", after.reason, after.message);
-    deps.logger.warn(`WebApp ${namespace}/${name} is degraded: ${after.message}`);
   }
 }
 

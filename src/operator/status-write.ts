@@ -1,0 +1,83 @@
+/**
+ * The status write of a WebApp pass: a merge patch of the status subresource, as webapp-operator, and only
+ * when it says something new.
+ *
+ * Contract:
+ * - Nothing is sent when the status equals the stored one (statusEqual: what a user can see).
+ * - A status that is already stale is not sent: when the request is superseded (its key was queued again while
+ *   it ran), the pass that follows reads newer state and writes that. Except news someone may be waiting for:
+ *   a status that turns Ready or Stalled True is written at once (the queued pass may sit behind every other key).
+ * - deps.echoes is told before the write (its echo may arrive before its response), and told again if it fails.
+ * - A WebApp deleted meanwhile (404) is not an error: nothing is left to report on.
+ * - One Warning event and log line per change of problem when it is Degraded; a pod's message changes with
+ *   every kubelet back-off, its reason does not, so for a pod failure only the reason counts.
+ */
+import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
+import { WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { findCondition } from "../api/conditions.ts";
+import { isNotFound } from "../kube/errors.ts";
+import type { KubeClient } from "../kube/types.ts";
+import type { EventRecorder } from "../runtime/events.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { Request } from "../runtime/reconcile.ts";
+import { POD_FAILURE_REASONS } from "../readiness/pods.ts";
+import { FIELD_MANAGER } from "./converge.ts";
+import { statusEqual } from "./status.ts";
+import type { StatusEchoes } from "./status-echo.ts";
+
+export interface StatusWriteDeps {
+  client: KubeClient;
+  recorder: EventRecorder;
+  logger: Logger;
+  echoes?: StatusEchoes;
+}
+
+/**
+ * A merge patch of the status subresource, only when something a user can see changed and no newer pass is
+ * queued (req.superseded(): that pass writes what it observes) unless it turns Ready or Stalled True; a Warning
+ * when it degrades.
+ */
+export async function writeStatus(
+  deps: StatusWriteDeps,
+  req: Request,
+  webapp: WebAppObject,
+  status: WebAppStatus,
+  signal: AbortSignal,
+): Promise<void> {
+  if (statusEqual(webapp.status, status)) return;
+  const { name, namespace } = webapp.metadata;
+  if (req.superseded() && !turnsTrue(webapp.status, status, "Ready") && !turnsTrue(webapp.status, status, "Stalled")) {
+    deps.logger.debug(`WebApp ${namespace}/${name}: status not written, a newer pass is queued`);
+    return;
+  }
+  deps.echoes?.writing(webapp, status); // before the write: its echo may arrive before its response
+  try {
+    await deps.client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
+      subresource: "status",
+      fieldManager: FIELD_MANAGER,
+      signal,
+      discardResponse: true, // nobody reads the echo of the whole WebApp
+    });
+  } catch (e) {
+    deps.echoes?.failed(webapp);
+    if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
+    throw e;
+  }
+  const before = findCondition(webapp.status?.conditions, "Degraded");
+  const after = findCondition(status.conditions, "Degraded");
+  // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.
+  const podFailure = (POD_FAILURE_REASONS as readonly string[]).includes(after?.reason ?? "");
+  const changed = before?.reason !== after?.reason || (!podFailure && before?.message !== after?.message);
+  if (after?.status === "True" && (before?.status !== "True" || changed)) {
+    deps.recorder.event(webapp, "Warning", after.reason, after.message);
+    deps.logger.warn(`WebApp ${namespace}/${name} is degraded: ${after.message}`);
+  }
+}
+
+/** The condition is True in `next` and was not in `stored`. */
+function turnsTrue(stored: WebAppStatus | undefined, next: WebAppStatus, type: string): boolean {
+  return (
+    findCondition(next.conditions, type)?.status === "True" &&
+    findCondition(stored?.conditions, type)?.status !== "True"
+  );
+}
