@@ -38,7 +38,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
-import { POD_FAILURE_REASONS } from "../readiness/pods.ts";
+import { isPodFailureReason } from "../readiness/pods.ts";
 import { deploymentName, desiredDeployment, desiredService, serviceName } from "./desired.ts";
 import { announceCreated, type Child, type ConvergeContext, convergeChild } from "./converge.ts";
 import { CREATED_TTL_MS, ExpiringMap, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
@@ -151,7 +151,7 @@ async function settle(
 /** The stored status says Stalled because of a pod (readiness/pods.ts). */
 function podFailureReported(status: WebAppStatus | undefined): boolean {
   const stalled = findCondition(status?.conditions, "Stalled");
-  return stalled?.status === "True" && (POD_FAILURE_REASONS as readonly string[]).includes(stalled.reason);
+  return stalled?.status === "True" && isPodFailureReason(stalled.reason);
 }
 
 type Observed =

@@ -20,7 +20,7 @@ import type { KubeClient } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Request } from "../runtime/reconcile.ts";
-import { POD_FAILURE_REASONS } from "../readiness/pods.ts";
+import { isPodFailureReason } from "../readiness/pods.ts";
 import { FIELD_MANAGER } from "./converge.ts";
 import { statusEqual } from "./status.ts";
 import type { StatusEchoes } from "./status-echo.ts";
@@ -66,7 +66,7 @@ export async function writeStatus(
   const before = findCondition(webapp.status?.conditions, "Degraded");
   const after = findCondition(status.conditions, "Degraded");
   // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.
-  const podFailure = (POD_FAILURE_REASONS as readonly string[]).includes(after?.reason ?? "");
+  const podFailure = isPodFailureReason(after?.reason ?? "");
   const changed = before?.reason !== after?.reason || (!podFailure && before?.message !== after?.message);
   if (after?.status === "True" && (before?.status !== "True" || changed)) {
     deps.recorder.event(webapp, "Warning", after.reason, after.message);

@@ -39,6 +39,10 @@ export const POD_FAILURE_REASONS = [
 ] as const;
 export type PodFailureReason = (typeof POD_FAILURE_REASONS)[number];
 
+/** `reason` is one of POD_FAILURE_REASONS (a condition's reason, a container's waiting reason). */
+export const isPodFailureReason = (reason: string): reason is PodFailureReason =>
+  (POD_FAILURE_REASONS as readonly string[]).includes(reason);
+
 export interface PodFailure {
   pod: string;
   reason: PodFailureReason;
@@ -57,10 +61,10 @@ export function podFailure(pod: KubeObject, now?: number): PodFailure | undefine
   for (const c of containers) {
     const waiting = record(record(c.state).waiting);
     const raw = typeof waiting.reason === "string" ? waiting.reason : "";
-    const reason = ALIASES[raw] ?? (POD_FAILURE_REASONS as readonly string[]).find((r) => r === raw);
+    const reason = ALIASES[raw] ?? (isPodFailureReason(raw) ? raw : undefined);
     if (!reason) continue;
     const detail = typeof waiting.message === "string" && waiting.message ? `: ${waiting.message}` : "";
-    return { pod: name, reason: reason as PodFailureReason, message: `container ${String(c.name)} ${raw}${detail}` };
+    return { pod: name, reason, message: `container ${String(c.name)} ${raw}${detail}` };
   }
   for (const c of containers) {
     const exited = crashLooping(c, now);

@@ -112,6 +112,9 @@ export function total(metrics: Map<string, Sample[]>, name: string, match: Recor
   return sum;
 }
 
+/** The total of counts per key (requests per method). */
+export const sumOf = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
+
 /** rest_client_requests_total summed per HTTP method. */
 export function requestsByMethod(metrics: Map<string, Sample[]>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -131,14 +134,13 @@ export const REQUESTS_QUIET_MS = 1_500;
  * Events wait until its reconciles are quiet (runtime/quiet.ts).
  */
 export async function requestsOnceQuiet(scrape: () => Promise<Map<string, Sample[]>>): Promise<Record<string, number>> {
-  const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   let last = requestsByMethod(await scrape());
   let since = performance.now();
   const deadline = since + 20_000;
   while (performance.now() - since < REQUESTS_QUIET_MS && performance.now() < deadline) {
     await Bun.sleep(250);
     const now = requestsByMethod(await scrape());
-    if (sum(now) !== sum(last)) [last, since] = [now, performance.now()];
+    if (sumOf(now) !== sumOf(last)) [last, since] = [now, performance.now()];
   }
   return last;
 }

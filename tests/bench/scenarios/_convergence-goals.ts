@@ -12,7 +12,7 @@
 import type { Table } from "../_context.ts";
 import { describeEvidence, type Evidence, outliers } from "../_evidence.ts";
 import { type Goal, ratioGoal } from "../_goals.ts";
-import { IMPL_LABEL, type OperatorImpl } from "../_operator.ts";
+import { IMPL_LABEL, type OperatorImpl, sumOf } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
 import { fmt, fmtMs, median, spread } from "../_stats.ts";
 export interface ConvergenceRun {
@@ -56,8 +56,6 @@ export interface Busy {
   n: number;
   list: BusyRepeat[];
 }
-
-export const sumOf = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
 
 /** Median over repeats of f(repeat), skipping repeats where f is undefined; NaN when none. */
 export function medianOf<R>(list: readonly R[], f: (r: R) => number | undefined): number {

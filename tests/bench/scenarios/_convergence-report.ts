@@ -12,7 +12,7 @@
  */
 import type { Chart, Context, Section, Table } from "../_context.ts";
 import { overall } from "../_goals.ts";
-import { IMPL_LABEL, type OperatorImpl } from "../_operator.ts";
+import { IMPL_LABEL, type OperatorImpl, sumOf } from "../_operator.ts";
 import { cpuRows } from "../_report.ts";
 import { fmt, fmtMiB, fmtMs, spread } from "../_stats.ts";
 import { lineChart, type Series } from "../_svg.ts";
@@ -29,7 +29,6 @@ import {
   perRepeat,
   pick,
   type Repeat,
-  sumOf,
 } from "./_convergence-goals.ts";
 
 export type { Busy, BusyRepeat, ConvergenceRun, FloorRun, Repeat } from "./_convergence-goals.ts";
