@@ -13,6 +13,8 @@ import type { SourceEvent } from "../runtime/source.ts";
 
 export const URGENT = 1;
 export const IN_TURN = 0;
+/** Behind every event: the Service pass of a new WebApp, whose Deployment was created first (reconciler.ts). */
+export const LATER = -1;
 
 export function deploymentEventPriority(e: SourceEvent<KubeObject>): number {
   if (e.type === "delete") return URGENT;

@@ -11,9 +11,10 @@ import { KubeError } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import type { EventRecorder, EventType } from "../runtime/events.ts";
-import { done, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
+import { done, requeue, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
+import { LATER } from "./child-priority.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import { FIRST_STATUS_WAIT_MS } from "./first-status.ts";
@@ -91,6 +92,11 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     resync(): void {
       const live = api.object(WEBAPP_RESOURCE, "default", "test-app");
       if (live) webapps.set(KEY, live as WebAppObject);
+    },
+    /** The two passes of a new WebApp: its Deployment, then (asked for at LATER priority) its Service. */
+    async created(): Promise<Outcome> {
+      expect(await this.reconcile()).toEqual(requeue(LATER));
+      return this.reconcile();
     },
     /** One pass; `superseded` says whether the key was queued again meanwhile (the controller knows). */
     reconcile: (superseded = false): Promise<Outcome> =>
@@ -206,14 +212,16 @@ const degraded = (a: Action | undefined) =>
   findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
 
 describe("a new WebApp", () => {
-  test("gets both children created at once by a plain create (POST) under our field manager, no read first, and no status until its Deployment is FIRST_STATUS_WAIT_MS old", async () => {
+  test("gets its Deployment created by a plain create (POST) under our field manager, then its Service in a pass at LATER priority, no read first, and no status until its Deployment is FIRST_STATUS_WAIT_MS old", async () => {
     const w = world();
     w.stored(testApp());
+    expect(await w.reconcile()).toEqual(requeue(LATER));
+    expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`POST ${DEPS}`]);
     expect(await w.reconcile()).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
-
     const [first, second, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
-    expect([first, second].sort()).toEqual([`POST ${DEPS}`, `POST ${SVCS}`].sort());
-    expect(rest).toEqual([]); // no GET: the synced cache says they do not exist; no status: nothing to report yet
+    expect([first, second]).toEqual([`POST ${DEPS}`, `POST ${SVCS}`]);
+    // No GET (the synced cache says they do not exist; the Service's is its first creation); no status yet.
+    expect(rest).toEqual([]);
     const dep = w.writes().find((a) => a.path === DEPS);
     const svc = w.writes().find((a) => a.path === SVCS);
     for (const create of [dep, svc]) {
@@ -248,7 +256,7 @@ describe("a new WebApp", () => {
   test("whose Deployment turns Available before FIRST_STATUS_WAIT_MS gets Ready as its first and only status", async () => {
     const w = world();
     w.stored(testApp());
-    await w.reconcile();
+    await w.created();
     await w.clock.advance(2_000);
     w.childrenCached();
     const rolledOut = liveDeployment(testApp());
@@ -258,31 +266,54 @@ describe("a new WebApp", () => {
     expect(statuses.map((c) => findCondition(c, "Ready")?.status)).toEqual(["True"]);
   });
 
-  test("sends both creates at once: the Service create is sent before the Deployment create is answered", async () => {
-    const pending: Array<() => void> = [];
-    const inFlight: string[] = [];
+  test("whose Deployment create is refused gets its Service created in the same pass, and both reported", async () => {
     const w = world({
       wrap: (client) => ({
         ...client,
         create: async (rt, obj, o) => {
-          inFlight.push(obj.kind ?? "");
+          if (obj.kind === "Deployment") throw new KubeError("Other", "etcdserver: request timed out", 500);
+          return client.create(rt, obj, o);
+        },
+      }),
+    });
+    w.stored(testApp());
+    await expect(w.reconcile()).rejects.toThrow("etcdserver: request timed out");
+    expect(w.writes().map((a) => `${a.method} ${a.path}`)).toEqual([`POST ${SVCS}`, `PATCH ${APP_PATH}/status`]);
+    expect(degraded(w.statusWrites()[0])).toMatchObject({ status: "True", reason: "ApplyFailed" });
+  });
+
+  test("left to its Service pass while its Deployment create is in flight is not asked for: one request per pass", async () => {
+    const pending: Array<() => void> = [];
+    const sent: string[] = [];
+    const w = world({
+      wrap: (client) => ({
+        ...client,
+        create: async (rt, obj, o) => {
+          sent.push(obj.kind ?? "");
           await new Promise<void>((resolve) => pending.push(resolve));
           return client.create(rt, obj, o);
         },
       }),
     });
     w.stored(testApp());
-    const outcome = w.reconcile();
+    const first = w.reconcile();
     await w.clock.settle();
-    expect(inFlight.sort()).toEqual(["Deployment", "Service"]); // both sent, neither answered
-    for (const resolve of pending) resolve();
-    expect(await outcome).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
+    expect(sent).toEqual(["Deployment"]);
+    pending.shift()?.();
+    expect(await first).toEqual(requeue(LATER));
+    const second = w.reconcile();
+    await w.clock.settle();
+    expect(sent).toEqual(["Deployment", "Service"]);
+    pending.shift()?.();
+    expect(await second).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
     expect(w.api.actions).toHaveLength(2);
   });
 
-  test("is announced by one Normal Created event naming both children", async () => {
+  test("is announced by one Normal Created event naming both children, once its Service is created", async () => {
     const w = world();
     w.stored(testApp());
+    await w.reconcile();
+    expect(w.events).toEqual([]);
     await w.reconcile();
     expect(w.events).toEqual([
       {
@@ -298,7 +329,7 @@ describe("a new WebApp", () => {
   test("reconciled again before the watch delivered its children uses what the applies returned: no request", async () => {
     const w = world();
     w.stored(testApp());
-    await w.reconcile();
+    await w.created();
     w.resync(); // the status write reached the cache, the children did not
     const before = w.api.actions.length;
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
@@ -309,7 +340,7 @@ describe("a new WebApp", () => {
   test("whose child is deleted once the cache has shown it gets it created again at once, the WebApp confirmed beside it", async () => {
     const w = world();
     w.stored(testApp());
-    await w.reconcile();
+    await w.created();
     w.resync();
     w.childrenCached();
     await w.reconcile(); // the cache has caught up: it is what counts from now on
@@ -351,14 +382,15 @@ describe("a new WebApp", () => {
   test("whose children the cache still does not show after WRITTEN_TTL_MS gets them created again, asking the API server beside it", async () => {
     const w = world();
     w.stored(testApp());
-    await w.reconcile();
+    await w.created();
     w.resync();
     await w.clock.advance(WRITTEN_TTL_MS);
     const before = w.api.actions.length;
+    // A re-creation within CREATED_TTL_MS of a creation asks too, beside the Deployment's create (409: it exists).
     await w.reconcile();
-    const again = w.api.actions.slice(before, before + 3).map((a) => `${a.method} ${a.path}`);
-    // A re-creation within CREATED_TTL_MS of a creation asks too.
-    expect(again.sort()).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`].sort());
+    const again = w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`);
+    expect(again.slice(0, 2).sort()).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`].sort());
+    expect(again.filter((a) => a === `POST ${SVCS}`)).toHaveLength(1);
   });
 });
 
@@ -914,7 +946,7 @@ describe("pods that cannot run", () => {
   test("are not read while a WebApp became not Ready less than POD_CHECK_AFTER_MS ago: it looks again then", async () => {
     const w = world();
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.created()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     expect(podLists(w)).toEqual([]);
   });
 
@@ -1083,7 +1115,7 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
   test("gets its children created without asking, once more beside the check that finds it gone, then never", async () => {
     const w = world();
     w.webapps.set(KEY, testApp()); // deleted: only the lagging cache remembers it
-    await w.reconcile();
+    await w.created();
     expect(w.api.actions.filter((a) => a.method === "GET")).toEqual([]);
     expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2);
     const collect = async () => {
@@ -1105,7 +1137,7 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
         .slice(before)
         .map((a) => `${a.method} ${a.path}`)
         .sort(),
-    ).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`].sort());
+    ).toEqual([`GET ${APP_PATH}`, `POST ${DEPS}`].sort()); // found gone: no Service created after it
     await collect(); // what it created beside the check is collected too
     const after = w.api.actions.length;
     for (const wait of [0, CREATED_TTL_MS - 1]) {

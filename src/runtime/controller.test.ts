@@ -4,7 +4,7 @@ import type { ControllerOptions } from "./controller.ts";
 import { createController } from "./controller.ts";
 import { createRuntimeMetrics } from "./metrics.ts";
 import type { Outcome, Request } from "./reconcile.ts";
-import { done, ReconcileTimeoutError, requeueAfter, TerminalError } from "./reconcile.ts";
+import { done, ReconcileTimeoutError, requeue, requeueAfter, TerminalError } from "./reconcile.ts";
 import { fakeSource, recordingLogger } from "./_fake-source.ts";
 
 function deferred<T = void>() {
@@ -91,6 +91,26 @@ describe("controller: outcomes", () => {
     await t.ctrl.stop();
   });
 
+  test("requeue(-1) runs the key again at once, behind keys of priority 0 queued after it", async () => {
+    const order: string[] = [];
+    const t = setup(
+      async (req) => {
+        order.push(req.key);
+        if (req.key === "x") t.ctrl.enqueue("b"); // queued after "new" asked to run again
+        return req.key === "new" && order.length === 1 ? requeue(-1) : done();
+      },
+      { concurrency: 1 },
+    );
+    t.ctrl.enqueue("new");
+    t.ctrl.enqueue("x");
+    await t.ctrl.start();
+    await t.clock.settle();
+    expect(order).toEqual(["new", "x", "b", "new"]);
+    expect(t.total("requeue")).toBe(1);
+    expect(t.total("success")).toBe(3);
+    await t.ctrl.stop();
+  });
+
   test("a crash in the reconciler counts as a panic, is retried, and does not stop the controller", async () => {
     let calls = 0;
     const t = setup(async () => {
@@ -107,7 +127,9 @@ describe("controller: outcomes", () => {
     expect(t.total("error")).toBe(2);
     expect(t.total("success")).toBe(1);
     expect(
-      t.logger.lines.some((l) => l.includes('reconcile returned {"kind":"nope"}; return done() or requeueAfter(ms)')),
+      t.logger.lines.some((l) =>
+        l.includes('reconcile returned {"kind":"nope"}; return done(), requeueAfter(ms) or requeue(priority)'),
+      ),
     ).toBe(true);
     await t.ctrl.stop();
   });

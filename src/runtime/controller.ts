@@ -9,6 +9,7 @@
  * - Every outcome is settled in one switch (see reconcile.ts for the contract):
  *     done           -> forget,              reconcile_total{result="success"}
  *     requeueAfter   -> forget + addAfter,   reconcile_total{result="requeue_after"}
+ *     requeue        -> forget + add at its priority, reconcile_total{result="requeue"}
  *     error          -> addRateLimited,      reconcile_errors_total, reconcile_total{result="error"}
  *     TerminalError  -> forget (no retry),   terminal_reconcile_errors_total, reconcile_errors_total, result="error"
  *   A "panic" (a JS fault such as TypeError/ReferenceError, a non-Error throw, or a value that is not an
@@ -317,6 +318,12 @@ class ControllerImpl implements Controller {
         this.#queue.addAfter(key, s.ms);
         this.#metrics.reconciled("requeue_after", seconds);
         this.#log.debug(`[${this.name}] reconciled ${key}; looking again in ${s.ms} ms`);
+        return;
+      case "requeue":
+        this.#queue.forget(key);
+        this.#queue.add(key, s.priority);
+        this.#metrics.reconciled("requeue", seconds);
+        this.#log.debug(`[${this.name}] reconciled ${key}; looking again at priority ${s.priority}`);
         return;
       case "terminal":
         this.#queue.forget(key);

@@ -109,6 +109,32 @@ describe("work queue: priorities", () => {
     expect([(await q.get())?.key, (await q.get())?.key]).toEqual(["a", "b"]);
   });
 
+  test("a key added below 0 goes behind the keys of priority 0, also those added after it", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("later", -1);
+    q.add("a");
+    q.add("b");
+    expect([(await q.get())?.key, (await q.get())?.key, (await q.get())?.key]).toEqual(["a", "b", "later"]);
+  });
+
+  test("a key added below 0 while it is processed runs next behind the others, unless an add raises it", async () => {
+    const q = createQueue({ clock: createFakeClock() });
+    q.add("a");
+    q.add("c");
+    await q.get();
+    q.add("a", -1); // as a reconcile asking for a later pass does
+    q.add("b");
+    q.done("a");
+    q.add("d");
+    const order = [(await q.get())?.key, (await q.get())?.key, (await q.get())?.key, (await q.get())?.key];
+    expect(order).toEqual(["c", "b", "d", "a"]);
+    for (const k of ["a", "b", "c", "d"]) q.done(k);
+    q.add("a", -1);
+    q.add("b");
+    q.add("a"); // an event: raised to 0, behind b
+    expect([(await q.get())?.key, (await q.get())?.key]).toEqual(["b", "a"]);
+  });
+
   test("a key's priority is forgotten once it is handed out", async () => {
     const q = createQueue({ clock: createFakeClock() });
     q.add("a", 1);

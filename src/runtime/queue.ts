@@ -5,9 +5,10 @@
  * Guarantees:
  * - Fair: keys of one priority are handed out in the order they were added (FIFO); waiting `get()` calls
  *   are served in the order they were made.
- * - Prioritised: `add(key, priority)` hands a key out before keys of lower priority (default 0), with at
- *   most MAX_OVERTAKES keys in a row ahead of the key that waited longest (priority-fifo.ts). A key added
- *   again with a higher priority is raised, also while it is being processed (for its next run).
+ * - Prioritised: `add(key, priority)` hands a key out before keys of lower priority (default 0; below 0 is
+ *   work that may wait for everyone else's), with at most MAX_OVERTAKES keys in a row ahead of the key that
+ *   waited longest (priority-fifo.ts). A key added again with a higher priority is raised, also while it is
+ *   being processed (for its next run); a key's priority is never lowered while it is dirty.
  * - Stingy: a key added N times before it is handed out is handed out once.
  * - Exclusive: a key is never handed to two workers at once; an `add` while it is being processed
  *   marks it dirty, and `done()` puts it back in the queue. `queuedAgain(key)` tells a worker that this
@@ -78,7 +79,7 @@ class Queue<K> implements WorkQueue<K> {
   readonly #queue = new PriorityFifo<K>();
   /** Keys that need processing: each is either in #queue or in #processing (re-queued at done()). */
   readonly #dirty = new Set<K>();
-  /** The highest priority a dirty key was added with, when above 0; its keys are in #dirty. */
+  /** The highest priority a dirty key was added with, when not 0 (absent: 0); its keys are in #dirty. */
   readonly #priority = new Map<K, number>();
   /** Time each dirty key became dirty; has exactly the keys of #dirty (for queue latency). */
   readonly #dirtySince = new Map<K, number>();
@@ -105,7 +106,9 @@ class Queue<K> implements WorkQueue<K> {
 
   add(key: K, priority = 0): void {
     if (this.#shuttingDown) return;
-    if (priority > (this.#priority.get(key) ?? 0)) this.#priority.set(key, priority);
+    const raised = this.#dirty.has(key) ? Math.max(this.#priority.get(key) ?? 0, priority) : priority;
+    if (raised === 0) this.#priority.delete(key);
+    else this.#priority.set(key, raised);
     if (this.#dirty.has(key)) {
       if (this.#queue.has(key)) this.#queue.push(key, priority); // raised, if higher; else done() pushes it
       return;

@@ -8,6 +8,9 @@
  *   - `done()`: converged; the key's backoff is reset. The key runs again on the next event or resync.
  *   - `requeueAfter(ms)`: converged for now, look again after `ms` (e.g. waiting for a rollout);
  *     the key's backoff is reset.
+ *   - `requeue(priority)`: more to do, in another pass that need not go first: the key is queued again at
+ *     once, at `priority` (queue.ts: below 0 it goes behind the keys events queued, which may be waited on);
+ *     the key's backoff is reset. controller-runtime's priority queue has such a lane (LowPriority).
  *   - throw any error: a transient failure; the key is retried with per-key exponential backoff.
  *   - throw `TerminalError`: retrying cannot help (e.g. an invalid spec); the key is not retried
  *     until a new event or resync brings it back.
@@ -33,7 +36,10 @@ export interface Request {
   superseded(): boolean;
 }
 
-export type Outcome = { readonly kind: "done" } | { readonly kind: "requeueAfter"; readonly ms: number };
+export type Outcome =
+  | { readonly kind: "done" }
+  | { readonly kind: "requeueAfter"; readonly ms: number }
+  | { readonly kind: "requeue"; readonly priority: number };
 
 export type Reconciler = (req: Request, signal: AbortSignal) => Promise<Outcome>;
 
@@ -49,6 +55,12 @@ export function requeueAfter(ms: number): Outcome {
   if (!Number.isFinite(ms) || ms < 0)
     throw new RangeError(`requeueAfter(${ms}): give a finite number of milliseconds >= 0`);
   return { kind: "requeueAfter", ms };
+}
+
+/** More to do in another pass: queued again at once, at `priority` (see the contract above). */
+export function requeue(priority: number): Outcome {
+  if (!Number.isInteger(priority)) throw new RangeError(`requeue(${priority}): give a whole number`);
+  return { kind: "requeue", priority };
 }
 
 /** A failure that retrying cannot fix; the key is not retried. Say in the message what to fix. */
@@ -69,9 +81,11 @@ export class ReconcileTimeoutError extends Error {
 
 export function isOutcome(x: unknown): x is Outcome {
   if (typeof x !== "object" || x === null) return false;
-  const o = x as { kind?: unknown; ms?: unknown };
+  const o = x as { kind?: unknown; ms?: unknown; priority?: unknown };
   return (
-    o.kind === "done" || (o.kind === "requeueAfter" && typeof o.ms === "number" && Number.isFinite(o.ms) && o.ms >= 0)
+    o.kind === "done" ||
+    (o.kind === "requeueAfter" && typeof o.ms === "number" && Number.isFinite(o.ms) && o.ms >= 0) ||
+    (o.kind === "requeue" && Number.isInteger(o.priority))
   );
 }
 
@@ -83,6 +97,7 @@ export function isOutcome(x: unknown): x is Outcome {
 export type Settled =
   | { readonly kind: "done" }
   | { readonly kind: "requeueAfter"; readonly ms: number }
+  | { readonly kind: "requeue"; readonly priority: number }
   | { readonly kind: "error"; readonly error: unknown; readonly panic: boolean }
   | { readonly kind: "terminal"; readonly error: TerminalError };
 
@@ -98,8 +113,10 @@ export function settleThrown(e: unknown): Settled {
 
 /** What a reconcile's return value means. */
 export function settleReturned(v: unknown): Settled {
-  if (isOutcome(v)) return v.kind === "done" ? { kind: "done" } : { kind: "requeueAfter", ms: v.ms };
-  const error = new TypeError(`reconcile returned ${JSON.stringify(v)}; return done() or requeueAfter(ms), or throw`);
+  if (isOutcome(v)) return v;
+  const error = new TypeError(
+    `reconcile returned ${JSON.stringify(v)}; return done(), requeueAfter(ms) or requeue(priority), or throw`,
+  );
   return { kind: "error", error, panic: true };
 }
 

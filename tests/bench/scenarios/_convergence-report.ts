@@ -109,7 +109,7 @@ function minimalTable(runs: Map<number, Repeat[]>, peer: boolean): Table | undef
   });
   return {
     caption:
-      "The minimal operator, in the same repeats (scenarios/_references.ts): the bench client sends only the writes devctl's design needs (the two child POSTs as each WebApp's create returns, one status write with devctl's conditions as its Deployment turns Available, ahead of waiting creates) at the same concurrency, with no operator process, cache, queue or events. devctl / minimal is what devctl's runtime adds to its writes; minimal / Go is what those writes and their order cost against the Go peer's. It is not a lower bound for every operator: other writes, or another order, can be faster.",
+      "The minimal operator, in the same repeats (scenarios/_references.ts): the bench client sends only the writes devctl's design needs (in its order: the Deployment POST as each WebApp's create returns, the Service POST behind the Deployment POSTs waiting, one status write with devctl's conditions once the Deployment is Available and the Service exists, ahead of both) at the same concurrency, with no operator process, cache, queue or events. devctl / minimal is what devctl's runtime adds to its writes; minimal / Go is what those writes and their order cost against the Go peer's. It is not a lower bound for every operator: other writes, or another order, can be faster.",
     head,
     rows,
   };

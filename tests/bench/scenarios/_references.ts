@@ -5,10 +5,10 @@
  * concurrency, with no WebApps; the end is the event after which all N Deployments are Available.
  *
  * The minimal operator: devctl's writes without devctl's runtime. The bench client itself does, for N new
- * WebApps, only the writes devctl's design needs: one POST each for the Deployment and the Service (the
- * operator's own builders, owner references included) as soon as the WebApp's create returns, and one status
- * write (devctl's computeStatus, its conditions, a merge patch of the status subresource) as soon as the
- * Deployment is Available, ahead of any child create still waiting. No cache of its own, no queue, no events,
+ * WebApps, only the writes devctl's design needs, in its order: one POST for the Deployment as soon as the
+ * WebApp's create returns, one for the Service (the operator's own builders, owner references included) behind
+ * every Deployment create waiting, and one status write (devctl's computeStatus, its conditions, a merge patch of
+ * the status subresource) as soon as the Deployment is Available and the Service exists, ahead of both. No cache of its own, no queue, no events,
  * no reconcile passes; the same --concurrency for its requests as the operators' workers, the same WebApp
  * creates (--client-concurrency) and the same three watches of the bench as an operator run.
  *
@@ -43,19 +43,21 @@ import {
 import { createTracker } from "../_tracker.ts";
 import type { FloorRun } from "./_convergence-goals.ts";
 
+/** The lanes of workQueue, first to last: a status write ends a WebApp's wait; a Service can wait for rollouts. */
+type Lane = "status" | "deployment" | "service";
+
 /**
- * Jobs run by `workers` concurrent loops, urgent ones first (a status write ends a WebApp's wait; a child
- * create for a later WebApp can wait for it), FIFO within each; close() ends them once both are empty.
+ * Jobs run by `workers` concurrent loops, lane by lane (Lane), FIFO within each; close() ends them once all are
+ * empty.
  */
 function workQueue(workers: number) {
-  const urgent: (() => Promise<unknown>)[] = [];
-  const normal: (() => Promise<unknown>)[] = [];
+  const lanes: Record<Lane, (() => Promise<unknown>)[]> = { status: [], deployment: [], service: [] };
   const idle: (() => void)[] = [];
   let closed = false;
   let failed: unknown;
   const loops = Array.from({ length: workers }, async () => {
     for (;;) {
-      const job = urgent.shift() ?? normal.shift();
+      const job = lanes.status.shift() ?? lanes.deployment.shift() ?? lanes.service.shift();
       if (job) {
         await job().catch((e) => {
           failed ??= e;
@@ -65,8 +67,8 @@ function workQueue(workers: number) {
     }
   });
   return {
-    push(job: () => Promise<unknown>, first = false) {
-      (first ? urgent : normal).push(job);
+    push(lane: Lane, job: () => Promise<unknown>) {
+      lanes[lane].push(job);
       idle.shift()?.();
     },
     async close() {
@@ -134,7 +136,7 @@ export async function minimalRun(ctx: Context, n: number): Promise<FloorRun> {
           fieldManager: FIELD_MANAGER,
           discardResponse: true,
         });
-      queue.push(write, true);
+      queue.push("status", write);
     };
     unsubscribe = deployments.subscribe((dep, obj) => {
       if (obj) writeStatus(dep.slice(0, -DEPLOYMENT_SUFFIX.length), obj);
@@ -153,14 +155,15 @@ export async function minimalRun(ctx: Context, n: number): Promise<FloorRun> {
       const parsed = parseWebApp(webapp);
       if (!parsed.ok) throw new Error(`the API server returned an invalid WebApp ${name}`);
       created.set(name, { webapp });
-      queue.push(async () => {
-        const opts = { fieldManager: FIELD_MANAGER };
-        const [, service] = await Promise.all([
-          ctx.kube.create(DEPLOYMENT_RESOURCE, desiredDeployment(parsed.webapp) as KubeObject, opts),
-          ctx.kube.create(SERVICE_RESOURCE, desiredService(parsed.webapp) as KubeObject, opts),
-        ]);
+      const opts = { fieldManager: FIELD_MANAGER };
+      queue.push("deployment", async () => {
+        await ctx.kube.create(DEPLOYMENT_RESOURCE, desiredDeployment(parsed.webapp) as KubeObject, opts);
+        writtenAt = Math.max(writtenAt, performance.now());
+      });
+      queue.push("service", async () => {
+        const service = await ctx.kube.create(SERVICE_RESOURCE, desiredService(parsed.webapp) as KubeObject, opts);
         created.set(name, { webapp, service });
-        writtenAt = performance.now();
+        writtenAt = Math.max(writtenAt, performance.now());
         const dep = deployments.get(deploymentName(name));
         if (dep) writeStatus(name, dep);
       });

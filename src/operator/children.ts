@@ -1,0 +1,207 @@
+/**
+ * One pass over a WebApp's two children (converge.ts converges each): which go now, what the pass remembers, and
+ * what it observed, for the reconciler to report on.
+ *
+ * Properties:
+ * - Both children are converged at once, except for a new WebApp's (no status yet): when neither exists, the
+ *   Deployment is created alone and the pass ends as serviceLater (the reconciler asks for a pass at LATER
+ *   priority, which creates the Service). In a burst every rollout (the slow part: the ReplicaSet, the pods, their
+ *   readiness) starts before the Services are created; on a quiet queue the second pass follows at once. A
+ *   Deployment not created (someone else's object in the way, a refusal) has the Service converged in the same
+ *   pass, after it (unless the WebApp turned out gone).
+ * - One Created event names what was created for a WebApp: the Deployment of a pass that left its Service to the
+ *   next is announced with that Service.
+ * - Remembers between passes, bounded and expiring (expectations.ts): the children it wrote until the cache shows
+ *   them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound or
+ *   Conflict about one drops it, and the child is converged from the cache in the same pass); the WebApps it
+ *   created children for in the last CREATED_TTL_MS, and those the API server said are gone, for the owner check
+ *   below; and the WebApps whose Service was left to the next pass.
+ * - The owner check: a cached WebApp may be gone from the API server (the cache lags). A creation for it is
+ *   harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not: collected
+ *   children reconcile the stale WebApp again, which would create them again. So a creation that may be a
+ *   re-creation asks the API server (one GET, beside the create: converge.ts), and once the WebApp is found gone
+ *   (ownerGone) nothing is created for its uid again: for a WebApp this process created children for within
+ *   CREATED_TTL_MS, or one that has a status (reconciledBefore: a missing child was deleted, by someone or by the
+ *   collector as the WebApp is gone). A new WebApp (no status, nothing created) creates without asking, and so
+ *   does the Service pass of one (its Service's first creation). An adoption always asks first.
+ */
+import type { WebApp, WebAppObject } from "../api/webapp.ts";
+import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { isNotFound } from "../kube/errors.ts";
+import type { KubeClient, KubeObject } from "../kube/types.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { EventRecorder } from "../runtime/events.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
+import { desiredDeployment, desiredService } from "./desired.ts";
+import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
+import type { Problem } from "./status.ts";
+
+/** Read access to a cache by "namespace/name" (an Informer fits). */
+export interface Cache<T> {
+  get(key: string): T | undefined;
+}
+
+export interface ChildrenDeps {
+  client: KubeClient;
+  deployments: Cache<KubeObject>;
+  services: Cache<KubeObject>;
+  recorder: EventRecorder;
+  logger: Logger;
+}
+
+/** What the passes remember between calls (see the contract above). */
+export interface ChildrenMemory {
+  written: WrittenChildren;
+  /** uids of WebApps this process created a child for within CREATED_TTL_MS. */
+  created: ExpiringMap<true>;
+  /** uids of WebApps the API server said are gone (or being deleted): a uid never comes back. */
+  gone: ExpiringMap<true>;
+  /** uids of WebApps whose Deployment this process created, their Service left to the next pass. */
+  serviceLater: ExpiringMap<true>;
+}
+
+export function childrenMemory(clock: Clock): ChildrenMemory {
+  return {
+    written: new WrittenChildren(clock),
+    created: new ExpiringMap<true>(clock, CREATED_TTL_MS),
+    gone: new ExpiringMap<true>(clock, CREATED_TTL_MS),
+    serviceLater: new ExpiringMap<true>(clock, CREATED_TTL_MS),
+  };
+}
+
+export type Observed =
+  | { kind: "ownerGone" }
+  /** The Deployment of a new WebApp was created; its Service is for the next pass. */
+  | { kind: "serviceLater" }
+  | {
+      kind: "observed";
+      live: Partial<Record<Child["kind"], KubeObject>>;
+      problems: Problem[];
+      failure: unknown;
+      /** A child was converged from what this process wrote, the cache showing nothing under its name. */
+      unseen: boolean;
+    };
+
+/** A child of this pass: its intent, what the cache has, and what the pass goes by (the cache, or what we wrote). */
+interface PassChild {
+  child: Child;
+  key: string;
+  cached: KubeObject | undefined;
+  found: KubeObject | undefined;
+}
+
+/** The children converged (see the contract above); each outcome decided in one switch. */
+export async function convergeChildren(
+  deps: ChildrenDeps,
+  memory: ChildrenMemory,
+  webapp: WebApp,
+  reconciledBefore: boolean,
+  signal: AbortSignal,
+): Promise<Observed> {
+  const uid = webapp.metadata.uid;
+  if (uid !== undefined && memory.gone.get(uid)) return { kind: "ownerGone" }; // the cache still lags
+  const children = childrenOf(deps, webapp).map(([child, cache]): PassChild => {
+    const key = keyOf(child.desired);
+    const cached = cache.get(key);
+    return { child, key, cached, found: memory.written.resolve(key, cached) };
+  });
+  const [deployment, service] = children as [PassChild, PassChild];
+  // Our Deployment there and the Service left to this pass: the Service's first creation, no re-creation.
+  const serviceFirst = uid !== undefined && memory.serviceLater.get(uid) !== undefined && !!deployment.found;
+  let ownerCheck: Promise<boolean> | undefined;
+  const ctx: ConvergeContext = {
+    ...deps,
+    webapp,
+    ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
+    confirmOwner: reconciledBefore || uid === undefined || (memory.created.get(uid) !== undefined && !serviceFirst),
+    signal,
+  };
+  const converge = async ({ child, key, cached, found }: PassChild): Promise<ChildOutcome> => {
+    const outcome = await convergeChild(ctx, child, found);
+    // What we remembered writing is gone or changed (the chaos soak's app-031): converge from the cache instead.
+    if (outcome.kind !== "failed" || !memory.written.contradicted(key, outcome.error)) return outcome;
+    return convergeChild(ctx, child, cached);
+  };
+  let outcomes: ChildOutcome[];
+  let later = false;
+  if (!reconciledBefore && uid !== undefined && !deployment.found && !service.found) {
+    const first = await converge(deployment);
+    later = first.kind === "converged" && first.wrote === "created";
+    outcomes = later || first.kind === "ownerGone" ? [first] : [first, await converge(service)];
+  } else outcomes = await Promise.all(children.map(converge));
+  return decide(ctx, memory, children, outcomes, later);
+}
+
+/** What the outcomes (in the order of children, maybe fewer) come to, remembered and announced. */
+function decide(
+  ctx: ConvergeContext,
+  memory: ChildrenMemory,
+  children: readonly PassChild[],
+  outcomes: readonly ChildOutcome[],
+  serviceLater: boolean,
+): Observed {
+  const uid = ctx.webapp.metadata.uid;
+  const unseen = children.some((c) => c.cached === undefined && c.found !== undefined);
+  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined, unseen };
+  const created: Child[] = [];
+  let ownerGone = false;
+  for (const [i, outcome] of outcomes.entries()) {
+    const { child, key } = children[i] as PassChild;
+    switch (outcome.kind) {
+      case "converged":
+        observed.live[child.kind] = outcome.live;
+        if (outcome.wrote) memory.written.remember(key, outcome.live, outcome.wrote === "created");
+        if (outcome.wrote === "created") created.push(child);
+        break;
+      case "blocked":
+        observed.problems.push(outcome.problem);
+        break;
+      case "failed":
+        observed.problems.push(outcome.problem);
+        observed.failure ??= outcome.error;
+        break;
+      case "ownerGone":
+        ownerGone = true;
+        break;
+    }
+  }
+  if (uid === undefined) {
+    announceCreated(ctx, created);
+    return observed;
+  }
+  if (ownerGone) memory.gone.set(uid, true);
+  else if (created.length > 0) memory.created.set(uid, true);
+  if (serviceLater) {
+    memory.serviceLater.set(uid, true); // announced with the Service
+    return { kind: "serviceLater" };
+  }
+  const deployment = (children[0] as PassChild).child;
+  if (memory.serviceLater.get(uid) && !ownerGone) {
+    memory.serviceLater.delete(uid);
+    if (!created.includes(deployment)) created.unshift(deployment); // created by the pass before
+  }
+  announceCreated(ctx, created);
+  return ownerGone ? { kind: "ownerGone" } : observed;
+}
+
+function childrenOf(deps: ChildrenDeps, webapp: WebApp): [Child, Cache<KubeObject>][] {
+  return [
+    [{ kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(webapp) }, deps.deployments],
+    [{ kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(webapp) }, deps.services],
+  ];
+}
+
+/** The API server still has this WebApp: same uid, not being deleted. One GET, before an adoption or a re-creation. */
+async function stillExists(client: KubeClient, webapp: WebAppObject, signal: AbortSignal): Promise<boolean> {
+  const { name, namespace, uid } = webapp.metadata;
+  try {
+    const live = await client.get<KubeObject>(WEBAPP_RESOURCE, name as string, namespace, signal);
+    return live.metadata.uid === uid && !live.metadata.deletionTimestamp;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}
+
+const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
