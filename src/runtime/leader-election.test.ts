@@ -136,6 +136,26 @@ describe("leader election", () => {
     await b.done;
   });
 
+  test("a leader stops reporting itself leading before its release is written (a standby may lead from then on)", async () => {
+    const clock = createFakeClock(0);
+    const kube = createFakeKube(() => clock.now());
+    const replace = kube.replace.bind(kube);
+    const atRelease: boolean[] = [];
+    let a: ReturnType<typeof replica> | undefined;
+    kube.replace = (async (rt, obj, ...rest) => {
+      const released = (obj as { spec?: { holderIdentity?: string } }).spec?.holderIdentity === "";
+      if (released && a) atRelease.push(a.elector.isLeader(), a.status.at(-1) ?? false);
+      return replace(rt, obj, ...rest);
+    }) as typeof kube.replace;
+    a = replica(kube, clock, "a");
+    await clock.advance(3_000);
+    expect(a.elector.isLeader()).toBe(true);
+    a.ctl.abort();
+    await a.done;
+    expect(a.outcome()).toEqual({ kind: "released" });
+    expect(atRelease).toEqual([false, false]); // isLeader() and leader_election_master_status, as the write went out
+  });
+
   test("on shutdown the leader keeps renewing while its work drains, then releases", async () => {
     const clock = createFakeClock(0);
     const kube = createFakeKube(() => clock.now());

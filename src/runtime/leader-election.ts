@@ -124,6 +124,9 @@ export class LeaderElector {
     );
     try {
       if (!(await this.renew(term.renewing))) return { kind: "lost" };
+      // Not leading from here on, before the release is written: once it is, a standby may lead at once
+      // (client-go's leaderOff comes before its release too). The chaos soak saw both report leading otherwise.
+      this.#setLeading(false);
       if (this.#config.releaseOnCancel) await this.release();
       return term.workError === undefined ? { kind: "released" } : { kind: "released", workError: term.workError };
     } finally {
