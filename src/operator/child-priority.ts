@@ -12,6 +12,7 @@ import { readDeployment, rolloutState } from "../readiness/deployment.ts";
 import type { SourceEvent } from "../runtime/source.ts";
 
 export const URGENT = 1;
+/** Also the pass that writes the status of one that wrote a child (reconciler.ts): at the back of the queue. */
 export const IN_TURN = 0;
 /** Behind every event: the Service pass of a new WebApp, whose Deployment was created first (reconciler.ts). */
 export const LATER = -1;

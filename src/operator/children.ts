@@ -81,6 +81,8 @@ export type Observed =
       failure: unknown;
       /** A child was converged from what this process wrote, the cache showing nothing under its name. */
       unseen: boolean;
+      /** This pass wrote a child (created, updated or adopted it). */
+      wrote: boolean;
     };
 
 /** A child of this pass: its intent, what the cache has, and what the pass goes by (the cache, or what we wrote). */
@@ -143,7 +145,8 @@ function decide(
 ): Observed {
   const uid = ctx.webapp.metadata.uid;
   const unseen = children.some((c) => c.cached === undefined && c.found !== undefined);
-  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined, unseen };
+  const wrote = outcomes.some((o) => o.kind === "converged" && o.wrote !== undefined);
+  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined, unseen, wrote };
   const created: Child[] = [];
   let ownerGone = false;
   for (const [i, outcome] of outcomes.entries()) {

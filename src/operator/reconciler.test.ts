@@ -14,7 +14,7 @@ import type { EventRecorder, EventType } from "../runtime/events.ts";
 import { done, requeue, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
-import { LATER } from "./child-priority.ts";
+import { IN_TURN, LATER } from "./child-priority.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import { FIRST_STATUS_WAIT_MS } from "./first-status.ts";
@@ -264,6 +264,22 @@ describe("a new WebApp", () => {
     expect(await w.reconcile()).toEqual(done());
     const statuses = w.statusWrites().map((a) => (a.body as { status?: WebApp["status"] })?.status?.conditions);
     expect(statuses.map((c) => findCondition(c, "Ready")?.status)).toEqual(["True"]);
+  });
+
+  test("whose Deployment is Available by its Service pass gets Ready written in that pass (news someone waits for)", async () => {
+    const w = world();
+    w.stored(testApp());
+    expect(await w.reconcile()).toEqual(requeue(LATER));
+    const rolledOut = liveDeployment(testApp());
+    w.cached({ ...rolledOut, metadata: { ...rolledOut.metadata, creationTimestamp: new Date(START).toISOString() } });
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes().map((a) => `${a.method} ${a.path}`)).toEqual([
+      `POST ${DEPS}`,
+      `POST ${SVCS}`,
+      `PATCH ${APP_PATH}/status`,
+    ]);
+    const [status] = w.statusWrites().map((a) => (a.body as { status?: WebApp["status"] })?.status?.conditions);
+    expect(findCondition(status, "Ready")?.status).toBe("True");
   });
 
   test("whose Deployment create is refused gets its Service created in the same pass, and both reported", async () => {
@@ -655,12 +671,18 @@ describe("a child this process wrote, gone from the cache", () => {
 });
 
 describe("a Deployment someone scaled down", () => {
-  test("is applied once, with force and the live uid as precondition, and a Scaled event", async () => {
+  test("is applied once, with force and the live uid as precondition, and a Scaled event; the pass it asks for writes the status", async () => {
     const w = world();
     const dep = w.cached(liveDeployment(testApp(), 1));
     const svc = w.cached(liveService(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
-    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    // It wrote a child: its status (progress only) is left to a pass at the back of the queue, which reads the
+    // apply as the cache shows it.
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
+    expect(w.statusWrites()).toEqual([]);
+    w.childrenCached();
+    await w.reconcile();
+    expect(w.statusWrites()).toHaveLength(1);
 
     const onDeployment = w.writes().filter((a) => a.path === DEP_PATH);
     expect(onDeployment).toHaveLength(1);
@@ -798,7 +820,7 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     const w = world();
     w.cached(leftOver());
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN)); // its status is left to the pass after its writes
     const depWrites = w.writes().filter((a) => a.path === DEP_PATH);
     expect(depWrites.map((a) => a.contentType)).toEqual(["application/json-patch+json", APPLY]);
     expect(depWrites[0]?.body).toEqual([
@@ -815,6 +837,9 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     expect(w.events.find((e) => e.reason === "Adopted")?.message).toBe(
       "Deployment test-app-deployment adopted from a deleted WebApp of the same name (uid uid-previous)",
     );
+    w.childrenCached();
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(w.writes().filter((a) => a.path === DEP_PATH)).toHaveLength(2); // nothing more on the Deployment
     expect(degraded(w.statusWrites().at(-1))?.status).toBe("False");
   });
 
@@ -822,7 +847,7 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     const w = world();
     w.api.put(DEPLOYMENT_RESOURCE, leftOver());
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
     const depWrites = w.writes().filter((a) => a.path === DEP_PATH || a.path === DEPS);
     // the refused create, the adoption, then the apply of the intent
     expect(depWrites.map((a) => `${a.method} ${a.contentType}`)).toEqual([
@@ -843,7 +868,7 @@ describe("children left by a previous WebApp of the same name (deleted and creat
       metadata: { ...stale.metadata, ownerReferences: [{ ...previous, uid: "uid-1" }] },
     });
     w.stored(testApp());
-    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
     expect(
       w
         .writes()
@@ -1240,7 +1265,7 @@ describe("a status already superseded by a newer queued pass", () => {
   test("is written when nothing newer is queued", async () => {
     const w = world();
     w.stored(testApp());
-    await w.reconcile(false);
+    await w.created();
     await w.clock.advance(FIRST_STATUS_WAIT_MS);
     w.childrenCached();
     await w.reconcile(false);

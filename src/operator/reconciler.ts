@@ -11,10 +11,11 @@
  * Ready is looked at again until it is, and after POD_CHECK_AFTER_MS its pods are read (never cached) to report
  * why they do not run, then on every pass while a pod failure is reported. A pass that had only the memory of a
  * child it wrote, the cache showing nothing, is run again by the time that memory expires (WRITTEN_TTL_MS).
- * The status is written by status-write.ts: not when already stale (a newer pass is queued) unless it turns
- * Ready or Stalled True, and told to deps.echoes first, so that the update event carrying it back runs no pass
- * (status-echo.ts). A new WebApp's first status waits while its Deployment is young and nothing is wrong
- * (first-status.ts).
+ * The status is written by status-write.ts: not when already stale (a newer pass is queued), nor by a pass that
+ * wrote a child with nothing wrong (it asks for a pass at IN_TURN priority, which reads what the write came back
+ * as and writes that), unless it turns Ready or Stalled True; and told to deps.echoes first, so that the update
+ * event carrying it back runs no pass (status-echo.ts). A new WebApp's first status waits while its Deployment is
+ * young and nothing is wrong (first-status.ts).
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { formatIssues, type Issue, parseWebApp } from "../api/parse.ts";
@@ -25,7 +26,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeue, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
 import { isPodFailureReason } from "../readiness/pods.ts";
-import { LATER } from "./child-priority.ts";
+import { IN_TURN, LATER } from "./child-priority.ts";
 import { type Cache, type ChildrenMemory, childrenMemory, convergeChildren, type Observed } from "./children.ts";
 import { deploymentName, serviceName } from "./desired.ts";
 import { WRITTEN_TTL_MS } from "./expectations.ts";
@@ -85,7 +86,8 @@ async function reconcile(
   if (observed.kind === "serviceLater") return requeue(LATER); // nothing to report yet: the rollout just began
   const outcome = await settle(deps, req, webapp, parsed.webapp, observed, reconciledBefore, signal);
   // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
-  if (!observed.unseen || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS)) return outcome;
+  const sooner = outcome.kind === "requeue" || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS);
+  if (!observed.unseen || sooner) return outcome;
   return requeueAfter(WRITTEN_TTL_MS);
 }
 
@@ -111,14 +113,18 @@ async function settle(
   const wantPods =
     live.Deployment !== undefined &&
     (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
+  // A pass that wrote a child with nothing wrong leaves its status to a pass that reads what the write came back
+  // as (status-write.ts), queued at the back: in a burst the children's writes go first.
+  const leave = observed.wrote && problems.length === 0 && failure === undefined;
   // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
-  if (wantPods && !req.superseded()) {
+  if (wantPods && !req.superseded() && !leave) {
     const failures = await podFailures(deps, parsed, now, signal);
     if (failures.length > 0)
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
   }
-  await writeStatus(deps, req, webapp, status, signal);
+  const written = await writeStatus(deps, req, webapp, status, signal, leave);
   if (failure) throw failure;
+  if (written === "left" && !req.superseded()) return requeue(IN_TURN);
   if (problems.length > 0) return requeueAfter(RECHECK_MS);
   if (wantPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();

@@ -5,8 +5,12 @@
  * Contract:
  * - Nothing is sent when the status equals the stored one (statusEqual: what a user can see).
  * - A status that is already stale is not sent: when the request is superseded (its key was queued again while
- *   it ran), the pass that follows reads newer state and writes that. Except news someone may be waiting for:
- *   a status that turns Ready or Stalled True is written at once (the queued pass may sit behind every other key).
+ *   it ran), the pass that follows reads newer state and writes that. Nor is the status of a pass that wrote a
+ *   child with nothing wrong (`leave`): it only reports progress on what the write came back as, and the caller
+ *   asks for a pass (at the back of the queue) that reads that and writes it, so in a burst the writes of the
+ *   children go first. Except news someone may be waiting for: a status that turns Ready or Stalled True is
+ *   written at once (the queued pass may sit behind every other key).
+ * - Says what it did: written, unchanged (nothing to write), or left (to the pass that follows).
  * - deps.echoes is told before the write (its echo may arrive before its response), and told again if it fails.
  * - A WebApp deleted meanwhile (404) is not an error: nothing is left to report on.
  * - One Warning event and log line per change of problem when it is Degraded; a pod's message changes with
@@ -32,10 +36,13 @@ export interface StatusWriteDeps {
   echoes?: StatusEchoes;
 }
 
+/** What writeStatus did (see the contract above). */
+export type StatusWrite = "written" | "unchanged" | "left";
+
 /**
- * A merge patch of the status subresource, only when something a user can see changed and no newer pass is
- * queued (req.superseded(): that pass writes what it observes) unless it turns Ready or Stalled True; a Warning
- * when it degrades.
+ * A merge patch of the status subresource, only when something a user can see changed and it is not left to the
+ * pass that follows (req.superseded(), or `leave`: see the contract above) unless it turns Ready or Stalled True;
+ * a Warning when it degrades.
  */
 export async function writeStatus(
   deps: StatusWriteDeps,
@@ -43,12 +50,15 @@ export async function writeStatus(
   webapp: WebAppObject,
   status: WebAppStatus,
   signal: AbortSignal,
-): Promise<void> {
-  if (statusEqual(webapp.status, status)) return;
+  leave = false,
+): Promise<StatusWrite> {
+  if (statusEqual(webapp.status, status)) return "unchanged";
   const { name, namespace } = webapp.metadata;
-  if (req.superseded() && !turnsTrue(webapp.status, status, "Ready") && !turnsTrue(webapp.status, status, "Stalled")) {
-    deps.logger.debug(`WebApp ${namespace}/${name}: status not written, a newer pass is queued`);
-    return;
+  const news = turnsTrue(webapp.status, status, "Ready") || turnsTrue(webapp.status, status, "Stalled");
+  if ((req.superseded() || leave) && !news) {
+    const why = req.superseded() ? "a newer pass is queued" : "left to the pass after this one's writes";
+    deps.logger.debug(`WebApp ${namespace}/${name}: status not written, ${why}`);
+    return "left";
   }
   deps.echoes?.writing(webapp, status); // before the write: its echo may arrive before its response
   try {
@@ -60,7 +70,7 @@ export async function writeStatus(
     });
   } catch (e) {
     deps.echoes?.failed(webapp);
-    if (isNotFound(e)) return; // deleted meanwhile: nothing left to report on
+    if (isNotFound(e)) return "written"; // deleted meanwhile: nothing left to report on
     throw e;
   }
   const before = findCondition(webapp.status?.conditions, "Degraded");
@@ -72,6 +82,7 @@ export async function writeStatus(
     deps.recorder.event(webapp, "Warning", after.reason, after.message);
     deps.logger.warn(`WebApp ${namespace}/${name} is degraded: ${after.message}`);
   }
+  return "written";
 }
 
 /** The condition is True in `next` and was not in `stored`. */
