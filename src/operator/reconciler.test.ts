@@ -705,6 +705,19 @@ describe("a Deployment someone scaled down", () => {
     });
   });
 
+  test("scaled down again before the pass it asked for: that pass applies again and writes the status, asking for none", async () => {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp(), 1));
+    const svc = w.cached(liveService(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
+    w.cached(liveDeployment(testApp(), 1)); // someone else's controller scales it back
+    const outcome = await w.reconcile();
+    expect(outcome.kind).not.toBe("requeue"); // no pass right after: a fight costs a write per event, not a loop
+    expect(w.writes().filter((a) => a.path === DEP_PATH)).toHaveLength(2);
+    expect(w.statusWrites()).toHaveLength(1);
+  });
+
   test("is not overwritten when it was replaced since the cache saw it (the uid precondition fails)", async () => {
     const w = world();
     const cachedDep = w.cached(liveDeployment(testApp(), 1));

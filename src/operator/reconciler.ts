@@ -29,7 +29,7 @@ import { isPodFailureReason } from "../readiness/pods.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
 import { type Cache, type ChildrenMemory, childrenMemory, convergeChildren, type Observed } from "./children.ts";
 import { deploymentName, serviceName } from "./desired.ts";
-import { WRITTEN_TTL_MS } from "./expectations.ts";
+import { ExpiringMap, WRITTEN_TTL_MS } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { firstRolloutStart, firstStatusWait } from "./first-status.ts";
 import { podFailures } from "./pod-failures.ts";
@@ -59,17 +59,22 @@ export interface ReconcilerDeps {
   echoes?: StatusEchoes;
 }
 
+/** What the reconciler remembers between calls: the children's (children.ts), and the statuses it left. */
+interface Memory {
+  children: ChildrenMemory;
+  /** Keys whose status a pass that wrote a child left to the next pass within WRITTEN_TTL_MS: that one writes it. */
+  statusLeft: ExpiringMap<true>;
+}
+
 export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
-  const memory = childrenMemory(deps.clock);
+  const memory: Memory = {
+    children: childrenMemory(deps.clock),
+    statusLeft: new ExpiringMap<true>(deps.clock, WRITTEN_TTL_MS),
+  };
   return (req, signal) => reconcile(deps, memory, req, signal);
 }
 
-async function reconcile(
-  deps: ReconcilerDeps,
-  memory: ChildrenMemory,
-  req: Request,
-  signal: AbortSignal,
-): Promise<Outcome> {
+async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, signal: AbortSignal): Promise<Outcome> {
   const webapp = deps.webapps.get(req.key);
   if (!webapp || webapp.metadata.deletionTimestamp) return done(); // gone: the garbage collector removes children
   const parsed = parseWebApp(webapp);
@@ -77,14 +82,14 @@ async function reconcile(
   if (!parsed.ok) return reportInvalid(deps, req, webapp, parsed.issues, signal);
 
   const reconciledBefore = (webapp.status?.conditions?.length ?? 0) > 0; // every status we write has conditions
-  const observed = await convergeChildren(deps, memory, parsed.webapp, reconciledBefore, signal);
+  const observed = await convergeChildren(deps, memory.children, parsed.webapp, reconciledBefore, signal);
   if (observed.kind === "ownerGone") {
     // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
     return done();
   }
   if (observed.kind === "serviceLater") return requeue(LATER); // nothing to report yet: the rollout just began
-  const outcome = await settle(deps, req, webapp, parsed.webapp, observed, reconciledBefore, signal);
+  const outcome = await settle(deps, memory, req, webapp, parsed.webapp, observed, reconciledBefore, signal);
   // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
   const sooner = outcome.kind === "requeue" || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS);
   if (!observed.unseen || sooner) return outcome;
@@ -94,6 +99,7 @@ async function reconcile(
 /** The status of a WebApp whose children were converged, written, and when to look again. */
 async function settle(
   deps: ReconcilerDeps,
+  memory: Memory,
   req: Request,
   webapp: WebAppObject,
   parsed: WebApp,
@@ -114,8 +120,9 @@ async function settle(
     live.Deployment !== undefined &&
     (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
   // A pass that wrote a child with nothing wrong leaves its status to a pass that reads what the write came back
-  // as (status-write.ts), queued at the back: in a burst the children's writes go first.
-  const leave = observed.wrote && problems.length === 0 && failure === undefined;
+  // as (status-write.ts), queued at the back: in a burst the children's writes go first. Once: should that pass
+  // write a child again (someone else's controller fights ours), it writes the status, and no pass follows at once.
+  const leave = observed.wrote && problems.length === 0 && failure === undefined && !memory.statusLeft.get(req.key);
   // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
   if (wantPods && !req.superseded() && !leave) {
     const failures = await podFailures(deps, parsed, now, signal);
@@ -123,6 +130,8 @@ async function settle(
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
   }
   const written = await writeStatus(deps, req, webapp, status, signal, leave);
+  if (leave && written === "left") memory.statusLeft.set(req.key, true);
+  else memory.statusLeft.delete(req.key);
   if (failure) throw failure;
   if (written === "left" && !req.superseded()) return requeue(IN_TURN);
   if (problems.length > 0) return requeueAfter(RECHECK_MS);
