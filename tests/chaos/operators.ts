@@ -24,16 +24,9 @@ import type { KubeClient, KubeObject } from "../../src/kube/types.ts";
 import { LEASES as LEASE } from "../../src/kube/resources.ts";
 import { freePort } from "../_operator.ts";
 import { DEVCTL } from "../_support.ts";
+import { type Scrape, scrapeRound } from "./scrape.ts";
 
 export type ExitCause = "killed" | "handover" | "stopped" | "lease-lost" | "start-failed" | "crash";
-
-export interface Scrape {
-  reconciles: number;
-  reconcileErrors: number;
-  /** rest_client_requests_total by "METHOD CODE". */
-  requests: Record<string, number>;
-  leading?: number;
-}
 
 export interface ProcessRecord {
   slot: number;
@@ -60,7 +53,10 @@ export interface ProcessRecord {
   };
   /** The signal we sent, if any (set before sending it). */
   intent?: "SIGKILL" | "SIGTERM";
+  /** The last /metrics it answered; kept when a later scrape fails (its counters are the process's last known). */
   scrape?: Scrape;
+  /** The round (its start, ms) whose scrape it last answered: only those gauges say what it reports now. */
+  scrapedAt?: number;
   errors: { ts: string; msg: string; error?: string }[];
   /** Lines mentioning "forbidden", with their timestamp (ms; the time seen for non-JSON lines). */
   forbidden: { at: number; line: string }[];
@@ -108,22 +104,6 @@ export interface Fleet {
   readonly dualLeadership: { rounds: number; longestRun: number; seen: string[] };
   /** SIGTERM to all, no more restarts; resolves with their exit codes. */
   stop(): Promise<(number | null)[]>;
-}
-
-export function parseScrape(text: string): Scrape {
-  const s: Scrape = { reconciles: 0, reconcileErrors: 0, requests: {} };
-  for (const line of text.split("\n")) {
-    const value = Number(line.split(" ").at(-1));
-    if (line.startsWith("controller_runtime_reconcile_total{")) s.reconciles += value;
-    else if (line.startsWith("controller_runtime_reconcile_errors_total{")) s.reconcileErrors += value;
-    else if (line.startsWith("leader_election_master_status{")) s.leading = value;
-    else if (line.startsWith("rest_client_requests_total{")) {
-      const method = /method="([^"]*)"/.exec(line)?.[1] ?? "?";
-      const code = /code="([^"]*)"/.exec(line)?.[1] ?? "?";
-      s.requests[`${method} ${code}`] = (s.requests[`${method} ${code}`] ?? 0) + value;
-    }
-  }
-  return s;
 }
 
 export function createFleet(o: FleetOptions): Fleet {
@@ -252,26 +232,10 @@ export function createFleet(o: FleetOptions): Fleet {
     while (!stopping) {
       const round = Date.now();
       const live = slots.filter((r): r is ProcessRecord => r !== undefined && r.exitedAt === undefined);
-      await Promise.all(
-        live.map(async (rec) => {
-          try {
-            const base = `http://127.0.0.1:${rec.port}`;
-            rec.scrape = parseScrape(
-              await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2000) })).text(),
-            );
-            rec.ready = (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) })).status === 200;
-            if (rec.ready) {
-              rec.readyAt ??= Date.now();
-              rec.readySeenAt = round;
-            }
-          } catch {
-            rec.ready = false; // not listening yet, or exiting
-          }
-        }),
-      );
+      await scrapeRound(live, round, fetch);
       const allReady = live.length === o.replicas && live.every((r) => r.ready && r.exitedAt === undefined);
       if (readiness.at(-1)?.allReady !== allReady) readiness.push({ at: Date.now(), allReady });
-      const leaders = live.filter((r) => r.exitedAt === undefined && r.scrape?.leading === 1);
+      const leaders = live.filter((r) => r.exitedAt === undefined && r.scrapedAt === round && r.scrape?.leading === 1);
       if (leaders.length > 1) {
         dual.rounds++;
         if (dual.seen.length < 5)
