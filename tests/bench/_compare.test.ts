@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Context, Figure, Section } from "./_context.ts";
-import { forImpl, goalsOf, join, ratioTable } from "./_compare.ts";
+import { alternated, forImpl, goalsOf, join, type Parted, ratioTable, turnOrder } from "./_compare.ts";
 
 const fig = (name: string, value: number): Figure => ({ name, value, show: (x) => `${x} ms` });
 const section = (over: Partial<Section>): Section => ({
@@ -69,4 +69,60 @@ test("figures that carry a goal become goals beside the peer's figure; a section
   expect(j.goals?.map((g) => [g.name, g.ratio, g.verdict])).toEqual([["heal p99", "1.50", "missed"]]);
   expect(j.verdict).toBe("missed");
   expect(goalsOf([p99(30)])[0]?.verdict).toBe("not measured");
+});
+
+test("the operators take turns part by part, so that neither always goes first", () => {
+  expect([0, 1, 2, 3].map((p) => turnOrder(["devctl", "peer"], p))).toEqual([
+    ["devctl", "peer"],
+    ["peer", "devctl"],
+    ["devctl", "peer"],
+    ["peer", "devctl"],
+  ]);
+  expect(turnOrder(["devctl"], 1)).toEqual(["devctl"]);
+});
+
+/** A context over a fixture of 10 that records the calls of a parted scenario and each stop of the operators. */
+function recordingContext(impls: string[]) {
+  const calls: string[] = [];
+  const ctx = {
+    impls,
+    opts: { sizes: [10] },
+    fixture: { namespace: "f", floorNamespace: "g", n: 10, image: "i" },
+    log: () => {},
+    stopOperators: async () => {
+      calls.push("stop");
+    },
+  } as unknown as Context;
+  const scenario: Parted<number[]> = {
+    parts: () => 3,
+    empty: () => [],
+    async measure(c, part, into) {
+      calls.push(`${c.impls[0]}:${part}${c.measuresFloor ? "+floor" : ""}`);
+      into.push(part);
+    },
+    report: (c, samples) =>
+      section({ headline: `${c.impls[0]} ${samples.join(",")}`, figures: [fig("p99", samples.length)] }),
+  };
+  return { ctx, calls, scenario };
+}
+
+test("an alternated scenario measures every part for each operator in turn, stops them after each, and joins one report each", async () => {
+  const { ctx, calls, scenario } = recordingContext(["devctl", "peer"]);
+  const joined = await alternated(ctx, scenario);
+  expect(calls).toEqual([
+    ...["devctl:0+floor", "stop", "peer:0", "stop"],
+    ...["peer:1", "stop", "devctl:1+floor", "stop"],
+    ...["devctl:2+floor", "stop", "peer:2", "stop"],
+  ]);
+  expect(joined.headline).toBe("devctl 0,1,2");
+  expect(joined.tables[0]?.rows).toEqual([["p99", "3 ms", "3 ms", "**1.00**"]]);
+  expect(joined.notes.at(-1)).toContain("took turns");
+});
+
+test("an alternated scenario without the peer is devctl's section with its goals judged alone", async () => {
+  const { ctx, calls, scenario } = recordingContext(["devctl"]);
+  const alone = await alternated(ctx, scenario);
+  expect(calls).toEqual(["devctl:0+floor", "stop", "devctl:1+floor", "stop", "devctl:2+floor", "stop"]);
+  expect(alone.headline).toBe("devctl 0,1,2");
+  expect(alone.tables).toHaveLength(1);
 });

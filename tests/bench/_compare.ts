@@ -1,7 +1,11 @@
 /**
- * Runs a scenario once per operator under test (devctl, then the Go peer unless --no-peer) and joins
+ * Runs a scenario for each operator under test (devctl, and the Go peer unless --no-peer) and joins
  * the two sections into one: devctl's verdict and headline, a "devctl / Go" table over the figures
  * both reported, then devctl's tables and the peer's (captions prefixed with "Go peer:").
+ * compared() runs it whole, devctl first; alternated() runs a scenario made of parts (Parted), the operators
+ * taking turns part by part in the order devctl, peer, peer, devctl, devctl, ... so that neither always goes
+ * first (the machine and the cluster drift during a scenario: its first trials after the fixture was made run
+ * on a busier controller-manager than its last).
  *
  * Properties:
  * - The scenario sees a context whose ctx.operator() starts the chosen operator by default and whose
@@ -59,7 +63,15 @@ export function goalsOf(devctl: readonly Figure[], peer: readonly Figure[] = [])
   );
 }
 
-export function join(devctl: Section, peer: Section): Section {
+/** How the two operators' runs were ordered, in the words of the joined section's note. */
+const ORDER_NOTE = {
+  whole:
+    "The Go peer ran right after devctl, over the same converged WebApps (converged by devctl); its own status writes on its first pass are part of what it costs.",
+  alternated:
+    "The two operators took turns over the same converged WebApps (converged by devctl), part by part in the order devctl, Go peer, Go peer, devctl, ..., each part with a newly started operator whose first pass had ended (the Go peer's status writes on that pass are not counted).",
+} as const;
+
+export function join(devctl: Section, peer: Section, order: keyof typeof ORDER_NOTE = "whole"): Section {
   const goals = goalsOf(devctl.figures ?? [], peer.figures ?? []);
   const prefixed = peer.tables.map((t) => ({ ...t, caption: `${IMPL_LABEL.peer}: ${t.caption ?? ""}`.trim() }));
   return {
@@ -69,24 +81,57 @@ export function join(devctl: Section, peer: Section): Section {
     // A scenario with no goal of its own is judged by its comparison with the peer.
     verdict: devctl.verdict === "no goal" && goals.length > 0 ? overall(goals) : devctl.verdict,
     // The peer's own notes describe devctl's code paths; only the comparison note is added.
-    notes: [
-      ...devctl.notes,
-      "The Go peer ran right after devctl, over the same converged WebApps (converged by devctl); its own status writes on its first pass are part of what it costs.",
-    ],
+    notes: [...devctl.notes, ORDER_NOTE[order]],
     ...(devctl.failed || peer.failed ? { failed: true } : {}),
   };
 }
 
+/** devctl's section alone, its goals judged without a peer (a ratio goal is "not measured"). */
+function alone(section: Section): Section {
+  return { ...section, goals: goalsOf(section.figures ?? []) };
+}
+
 /** Runs `scenario` for devctl and, when the peer is compared, for the Go peer; one joined section. */
 export async function compared(ctx: Context, scenario: (ctx: Context) => Promise<Section>): Promise<Section> {
-  if (!ctx.impls.includes("peer")) {
-    const alone = await scenario(ctx);
-    return { ...alone, goals: goalsOf(alone.figures ?? []) };
-  }
+  if (!ctx.impls.includes("peer")) return alone(await scenario(ctx));
   await ensureFixture(ctx);
   const devctl = await scenario(forImpl(ctx, "devctl"));
   await ctx.stopOperators();
   ctx.log(`  now the same with the ${IMPL_LABEL.peer}`);
   const peer = await scenario(forImpl(ctx, "peer"));
   return join(devctl, peer);
+}
+
+/**
+ * A scenario measured in parts: measure() runs part `part` of `parts` for ctx's operator (started and stopped
+ * within it) and adds its samples to `into`; report() makes one operator's section from all its samples.
+ */
+export interface Parted<S> {
+  parts(ctx: Context): number;
+  empty(): S;
+  measure(ctx: Context, part: number, into: S): Promise<void>;
+  report(ctx: Context, samples: S): Section;
+}
+
+/** Who goes first in part `part`: the first operator in even parts, the last in odd ones (A B, B A, A B, ...). */
+export function turnOrder(impls: readonly OperatorImpl[], part: number): OperatorImpl[] {
+  return part % 2 === 0 ? [...impls] : [...impls].reverse();
+}
+
+/** Runs `scenario` part by part, the operators taking turns (turnOrder); one joined section. */
+export async function alternated<S>(ctx: Context, scenario: Parted<S>): Promise<Section> {
+  await ensureFixture(ctx);
+  const samples = new Map(ctx.impls.map((impl) => [impl, scenario.empty()] as const));
+  const parts = scenario.parts(ctx);
+  for (let part = 0; part < parts; part++)
+    for (const impl of turnOrder(ctx.impls, part)) {
+      if (ctx.impls.length > 1) ctx.log(`  part ${part + 1}/${parts}: ${IMPL_LABEL[impl]}`);
+      try {
+        await scenario.measure(forImpl(ctx, impl), part, samples.get(impl) as S);
+      } finally {
+        await ctx.stopOperators();
+      }
+    }
+  const [devctl, peer] = ctx.impls.map((impl) => scenario.report(forImpl(ctx, impl), samples.get(impl) as S));
+  return peer ? join(devctl as Section, peer, "alternated") : alone(devctl as Section);
 }

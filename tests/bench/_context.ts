@@ -14,8 +14,9 @@
  *   other cluster it does nothing and resolves false. Scenarios read ctx.kube at each use.
  * - Every operator started through ctx.operator() writes its whole output to a file of its own in
  *   ctx.evidenceDir (named `<sequence>-<impl>-<namespace>.log`, or as `how.logName` says), which stays after the run.
- * - settle() waits until the local API server is nearly idle (below 20% of a core over 1 s, at most
- *   30 s), so background work of one measurement does not leak into the next.
+ * - settle() waits until the local API server and controller-manager are both nearly idle (each below 20% of a
+ *   core over 1 s, at most 30 s), so background work of one measurement does not leak into the next (after a
+ *   burst the controller-manager keeps writing ReplicaSet and Deployment status for a while).
  */
 import { join } from "node:path";
 import { createKubeClient } from "../../src/kube/client.ts";
@@ -111,6 +112,9 @@ export interface Context {
   stopOperators(): Promise<void>;
 }
 
+/** The control-plane processes settle() waits to be idle. */
+const SETTLING = ["kube-apiserver", "kube-controller-manager"];
+
 export function createContext(
   opts: BenchOptions,
   kube: KubeClient,
@@ -131,13 +135,14 @@ export function createContext(
       return cpuMeter({ ...pids, ...(await cluster.controlPlanePids()) });
     },
     async settle() {
-      const pid = (await cluster.controlPlanePids())["kube-apiserver"];
-      if (pid === undefined) return Bun.sleep(2000);
+      const all = await cluster.controlPlanePids();
+      const pids = SETTLING.flatMap((name) => (all[name] === undefined ? [] : [all[name]]));
+      if (pids.length === 0) return Bun.sleep(2000);
       const deadline = performance.now() + 30_000;
       while (performance.now() < deadline) {
-        const a = cpuSeconds(pid) ?? 0;
+        const a = pids.map((pid) => cpuSeconds(pid) ?? 0);
         await Bun.sleep(1000);
-        if ((cpuSeconds(pid) ?? 0) - a < 0.2) return;
+        if (pids.every((pid, i) => (cpuSeconds(pid) ?? 0) - (a[i] ?? 0) < 0.2)) return;
       }
     },
     async freshCluster() {

@@ -7,6 +7,8 @@
  *   builds one (an operator converges the WebApps and is stopped again; the floor objects are applied
  *   directly) and waits until every WebApp and every floor Deployment is Available. Nothing is timed.
  * - floorFixture() adds only the floor half to a cluster whose converged WebApps a timed run left behind.
+ * - operatorOverFixture() starts ctx's operator over the fixture and resolves once it is ready and has reconciled
+ *   every WebApp once (at most FIRST_PASS_MS): a measurement then starts after its first pass.
  */
 import type { Context, Fixture } from "./_context.ts";
 import {
@@ -22,6 +24,7 @@ import {
   webappAvailable,
   webappObject,
 } from "./_kube.ts";
+import { type BenchOperator, total } from "./_operator.ts";
 import { fixtureSize } from "./_options.ts";
 import { createTracker } from "./_tracker.ts";
 
@@ -70,4 +73,17 @@ export async function ensureFixture(ctx: Context): Promise<Fixture> {
   }
   ctx.fixture = { namespace, floorNamespace, n, image: img };
   return ctx.fixture;
+}
+
+/** How long operatorOverFixture waits for the first pass over the fixture (a slow one is measured as it is). */
+const FIRST_PASS_MS = 60_000;
+
+/** ctx's operator started over the fixture, ready, its first pass over every WebApp done (see the contract above). */
+export async function operatorOverFixture(ctx: Context, fx: Fixture): Promise<BenchOperator> {
+  const op = await ctx.operator(fx.namespace);
+  await op.waitReady();
+  const deadline = performance.now() + FIRST_PASS_MS;
+  while (total(await op.scrape(), "controller_runtime_reconcile_total") < fx.n && performance.now() < deadline)
+    await Bun.sleep(100);
+  return op;
 }

@@ -1,25 +1,32 @@
 /**
  * Scenario 4, heal latency: delete the Deployment of a converged WebApp -> time until a Deployment of
- * that name exists again (a new uid on a watch), over `healTrials` trials. Goal: p99 < 1 s.
+ * that name exists again (a new uid on a watch), over `healTrials` trials. Goal: p99 < 1 s, and ≤ 1.0× the
+ * Go peer's. The trials are split into HEAL_PARTS (4) parts, the operators taking turns part by part (_compare.ts
+ * alternated): each part starts its operator over the fixture, waits for its first pass and for a quiet API
+ * server, runs its trials and stops it.
  *
  * Timing: t0 just before the DELETE is sent; the end is the watch event that shows the new Deployment.
  * Each trial uses the next WebApp of the fixture, and the next trial starts once that WebApp is
  * Available again (also reported: delete -> Available), so trials do not overlap.
  * Also reported: the operator's API requests per trial by method (its rest_client_requests_total, scraped before
- * the first trial and after the last), which shows what each operator sends between the delete and the heal.
+ * the first trial of a part and after the last), which shows what each operator sends between the delete and the heal.
  * Floor: our client deletes a floor Deployment and applies it again at once, timed the same way:
  * what two API round trips and a watch event cost here, with no operator in between. The floor runs only
- * where ctx.measuresFloor (once per run: not again for the Go peer, see _compare.ts).
+ * where ctx.measuresFloor (in devctl's parts, after its trials: not again for the Go peer, see _compare.ts).
  */
-import type { Context, Section } from "../_context.ts";
-import { ensureFixture } from "../_fixture.ts";
+import { alternated, type Parted } from "../_compare.ts";
+import type { Context, Fixture, Section } from "../_context.ts";
+import { ensureFixture, operatorOverFixture } from "../_fixture.ts";
 import { applyFloor, appName, DEPLOYMENT_RESOURCE, floorObjects, WEBAPP_RESOURCE, webappAvailable } from "../_kube.ts";
-import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet, total } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet } from "../_operator.ts";
 import { fmtMs, median, percentile } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 import { deploymentName } from "../../../src/operator/desired.ts";
 
 const RECOVERY_TIMEOUT_MS = 30_000;
+/** Parts the trials are split into, the operators taking turns (fewer when there are fewer trials). */
+const HEAL_PARTS = 4;
+const partsOf = (ctx: Context) => Math.min(HEAL_PARTS, ctx.opts.healTrials);
 const row = (label: string, xs: number[]) => [
   label,
   String(xs.length),
@@ -29,16 +36,33 @@ const row = (label: string, xs: number[]) => [
   fmtMs(Math.max(...xs)),
 ];
 
-/** The floor's heal: our client deletes a floor Deployment and applies it again at once, `healTrials` times. */
-async function healFloor(ctx: Context, floor: number[]): Promise<void> {
-  const fx = ctx.fixture as NonNullable<Context["fixture"]>;
-  const trials = ctx.opts.healTrials;
-  ctx.log(`heal floor: ${trials} direct delete + re-apply round trips`);
+/** The trials of part `part` of `parts`: consecutive indices, the remainder spread over the first parts. */
+export function partTrials(trials: number, parts: number, part: number): number[] {
+  const base = Math.floor(trials / parts);
+  const extra = trials % parts;
+  const first = part * base + Math.min(part, extra);
+  return Array.from({ length: base + (part < extra ? 1 : 0) }, (_, i) => first + i);
+}
+
+/** What one operator's parts measured, joined. */
+interface HealSamples {
+  heals: number[];
+  recoveries: number[];
+  floor: number[];
+  /** WebApps not Available again within RECOVERY_TIMEOUT_MS of their trial. */
+  stuck: string[];
+  /** The operator's requests by method over all its trials (each part's scrape after its last trial minus before its first). */
+  requests: Record<string, number>;
+}
+
+/** The floor's heal: our client deletes a floor Deployment and applies it again at once, for each of `trials`. */
+async function healFloor(ctx: Context, fx: Fixture, trials: readonly number[], floor: number[]): Promise<void> {
+  ctx.log(`  heal floor: ${trials.length} direct delete + re-apply round trips`);
   const floorDeps = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, fx.floorNamespace);
   try {
     await floorDeps.start();
     await ctx.settle();
-    for (let i = 0; i < trials; i++) {
+    for (const i of trials) {
       const name = appName(i % fx.n);
       const dep = deploymentName(name);
       const old = floorDeps.get(dep)?.metadata.uid;
@@ -65,29 +89,26 @@ export function requestsSince(before: Record<string, number>, after: Record<stri
   return Object.fromEntries(methods.map((m) => [m, (after[m] ?? 0) - (before[m] ?? 0)]));
 }
 
-export async function heal(ctx: Context): Promise<Section> {
+/** Counts per method added up (methods seen in either), sorted by method. */
+export function addRequests(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const sum = { ...a };
+  for (const [m, n] of Object.entries(b)) sum[m] = (sum[m] ?? 0) + n;
+  return Object.fromEntries(Object.entries(sum).sort(([x], [y]) => x.localeCompare(y)));
+}
+
+/** The trials of one part for ctx's operator: each deletes a converged WebApp's Deployment and times its return. */
+async function measure(ctx: Context, part: number, into: HealSamples): Promise<void> {
   const fx = await ensureFixture(ctx);
-  const trials = ctx.opts.healTrials;
-  const op = await ctx.operator(fx.namespace);
+  const trials = partTrials(ctx.opts.healTrials, partsOf(ctx), part);
+  const op = await operatorOverFixture(ctx, fx);
   const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, fx.namespace);
   const webapps = createTracker(ctx.kube, WEBAPP_RESOURCE, fx.namespace);
-  const heals: number[] = [];
-  const recoveries: number[] = [];
-  const floor: number[] = [];
-  /** WebApps not Available again within RECOVERY_TIMEOUT_MS of their trial. */
-  const stuck: string[] = [];
-  /** The operator's requests by method over all trials (scrape after the last minus scrape before the first). */
-  let requests: Record<string, number> = {};
   try {
-    await op.waitReady();
     await Promise.all([deployments.start(), webapps.start()]);
-    const deadline = performance.now() + 60_000;
-    while (total(await op.scrape(), "controller_runtime_reconcile_total") < fx.n && performance.now() < deadline)
-      await Bun.sleep(100);
     await ctx.settle();
-    ctx.log(`heal: ${trials} trials, each deleting the Deployment of another converged WebApp`);
+    ctx.log(`  heal: ${trials.length} trials, each deleting the Deployment of another converged WebApp`);
     const before = requestsByMethod(await op.scrape());
-    for (let i = 0; i < trials; i++) {
+    for (const i of trials) {
       const name = appName(i % fx.n);
       const dep = deploymentName(name);
       const old = deployments.get(dep)?.metadata.uid;
@@ -100,7 +121,7 @@ export async function heal(ctx: Context): Promise<Section> {
         `Deployment ${dep} to be re-created`,
       );
       await ctx.kube.delete(DEPLOYMENT_RESOURCE, dep, fx.namespace);
-      heals.push((await back) - t0);
+      into.heals.push((await back) - t0);
       // The WebApp reports the loss (Available=False) and then the recovery; wait for both before the next trial.
       await webapps
         .untilObject(name, (o) => !webappAvailable(o), 5_000, `${name} to report the loss`)
@@ -114,21 +135,25 @@ export async function heal(ctx: Context): Promise<Section> {
           return undefined;
         });
       if (recovered === undefined)
-        stuck.push(
+        into.stuck.push(
           `${name} (its new Deployment ${Object.keys(deployments.get(dep)?.status ?? {}).length ? "had a status" : "had no status yet: the controller-manager had not synced it"})`,
         );
-      else recoveries.push(recovered - t0);
-      if ((i + 1) % 20 === 0)
-        ctx.log(`  ${i + 1}/${trials}: median ${fmtMs(median(heals))}, max ${fmtMs(Math.max(...heals))}`);
+      else into.recoveries.push(recovered - t0);
     }
-    requests = requestsSince(before, await requestsOnceQuiet(() => op.scrape()));
+    ctx.log(`  median ${fmtMs(median(into.heals))}, max ${fmtMs(Math.max(...into.heals))} so far`);
+    into.requests = addRequests(into.requests, requestsSince(before, await requestsOnceQuiet(() => op.scrape())));
   } finally {
     deployments.stop();
     webapps.stop();
     await op.stop();
   }
+  if (ctx.measuresFloor) await healFloor(ctx, fx, trials, into.floor);
+}
 
-  if (ctx.measuresFloor) await healFloor(ctx, floor);
+function report(ctx: Context, samples: HealSamples): Section {
+  const fx = ctx.fixture as Fixture;
+  const impl = ctx.impls[0] ?? "devctl";
+  const { heals, recoveries, floor, stuck, requests } = samples;
   const p99 = percentile(heals, 99);
   return {
     id: "heal",
@@ -149,21 +174,19 @@ export async function heal(ctx: Context): Promise<Section> {
     ],
     tables: [
       {
-        caption: `${fx.n} converged WebApps cached; one Deployment deleted at a time (watch-based timing, from just before the DELETE).`,
+        caption: `${fx.n} converged WebApps cached; one Deployment deleted at a time (watch-based timing, from just before the DELETE), in ${partsOf(ctx)} parts.`,
         head: ["measurement", "trials", "p50", "p90", "p99", "max"],
         rows: [
-          row(`${IMPL_LABEL[op.impl]}: Deployment exists again`, heals),
-          // The floor is measured once, beside the first operator; the other's table leaves it out.
+          row(`${IMPL_LABEL[impl]}: Deployment exists again`, heals),
+          // The floor is measured in devctl's parts only; the other's table leaves it out.
           ...(floor.length > 0 ? [row("floor: client deletes and re-applies it", floor)] : []),
-          row(`${IMPL_LABEL[op.impl]}: WebApp Available again`, recoveries),
+          row(`${IMPL_LABEL[impl]}: WebApp Available again`, recoveries),
         ],
       },
       {
         caption: `API requests the operator sent per trial, by method (its rest_client_requests_total over the ${heals.length} trials).`,
         head: ["operator", ...Object.keys(requests)],
-        rows: [
-          [IMPL_LABEL[op.impl], ...Object.values(requests).map((n) => (n / Math.max(1, heals.length)).toFixed(2))],
-        ],
+        rows: [[IMPL_LABEL[impl], ...Object.values(requests).map((n) => (n / Math.max(1, heals.length)).toFixed(2))]],
       },
     ],
     notes: [
@@ -177,3 +200,12 @@ export async function heal(ctx: Context): Promise<Section> {
     ],
   };
 }
+
+const healScenario: Parted<HealSamples> = {
+  parts: partsOf,
+  empty: () => ({ heals: [], recoveries: [], floor: [], stuck: [], requests: {} }),
+  measure,
+  report,
+};
+
+export const heal = (ctx: Context): Promise<Section> => alternated(ctx, healScenario);

@@ -6,11 +6,14 @@
  * Timing: t0 just before the first WebApp patch (merge patch of spec.image, `clientConcurrency` in
  * parallel); the end is the watch event after which all N Deployments have the new image in their
  * pod template. Also reported, for both: the time until every rollout has finished (new ReplicaSet's
- * pod available, old one gone), which is the controller-manager's work. Each repeat moves to a new tag.
- * The floor runs only where ctx.measuresFloor (once per run: not again for the Go peer, see _compare.ts).
+ * pod available, old one gone), which is the controller-manager's work. Each repeat moves to a new tag, with a
+ * newly started operator whose first pass over the fixture has ended; the operators take turns repeat by repeat
+ * (_compare.ts alternated). The floor runs only where ctx.measuresFloor (in devctl's repeats, after its
+ * measurement: not again for the Go peer, see _compare.ts).
  */
-import type { Context, Section } from "../_context.ts";
-import { ensureFixture } from "../_fixture.ts";
+import { alternated, type Parted } from "../_compare.ts";
+import type { Context, Fixture, Section } from "../_context.ts";
+import { ensureFixture, operatorOverFixture } from "../_fixture.ts";
 import {
   applyFloor,
   appNames,
@@ -23,7 +26,7 @@ import {
   rolledOut,
   WEBAPP_RESOURCE,
 } from "../_kube.ts";
-import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet, total } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
 import { cpuRows } from "../_report.ts";
 import { fmt, fmtMs, median, spread } from "../_stats.ts";
@@ -61,64 +64,62 @@ async function floorUpdate(
   return { floorWrittenMs, floorRolledMs: (await floorRolled) - f0 };
 }
 
-export async function update(ctx: Context): Promise<Section> {
+/** One repeat for ctx's operator: every WebApp moves to a new tag, timed until every Deployment carries it. */
+async function measure(ctx: Context, part: number, runs: Run[]): Promise<void> {
   const fx = await ensureFixture(ctx);
   const n = fx.n;
-  const names = appNames(n);
   const timeout = convergenceTimeout(n);
-  const runs: Run[] = [];
-  const op = await ctx.operator(fx.namespace);
+  const op = await operatorOverFixture(ctx, fx);
   const deployments = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, fx.namespace);
   const floorDeps = createTracker(ctx.kube, DEPLOYMENT_RESOURCE, fx.floorNamespace);
   try {
-    await op.waitReady();
     await Promise.all([deployments.start(), floorDeps.start()]);
-    const deadline = performance.now() + 60_000;
-    while (total(await op.scrape(), "controller_runtime_reconcile_total") < n && performance.now() < deadline)
-      await Bun.sleep(100);
-    for (let r = 1; r <= ctx.opts.repeats; r++) {
-      const img = image(`v${Number(fx.image.split(":v")[1] ?? 1) + 1}`);
-      ctx.log(`update ${r}/${ctx.opts.repeats}: ${n} WebApps -> ${img}`);
-      await ctx.settle();
-      const before = requestsByMethod(await op.scrape());
-      const meter = await ctx.meter({ operator: op.pid });
-      const t0 = performance.now();
-      const carried = deployments.until(
-        n,
-        (d) => deploymentImage(d) === img,
-        timeout,
-        `${n} Deployments to carry ${img}`,
+    const img = image(`v${Number(fx.image.split(":v")[1] ?? 1) + 1}`);
+    ctx.log(`  update ${part + 1}/${ctx.opts.repeats}: ${n} WebApps -> ${img}`);
+    await ctx.settle();
+    const before = requestsByMethod(await op.scrape());
+    const meter = await ctx.meter({ operator: op.pid });
+    const t0 = performance.now();
+    const carried = deployments.until(
+      n,
+      (d) => deploymentImage(d) === img,
+      timeout,
+      `${n} Deployments to carry ${img}`,
+    );
+    const rolled = deployments.until(
+      n,
+      (d) => deploymentImage(d) === img && rolledOut(d),
+      timeout,
+      `${n} rollouts to ${img} to finish`,
+    );
+    await pool(appNames(n), ctx.opts.clientConcurrency, (name) =>
+      ctx.kube.patch(WEBAPP_RESOURCE, name, fx.namespace, { spec: { image: img } }, "merge"),
+    );
+    const imageMs = (await carried) - t0;
+    const usage = meter.read();
+    const rolledMs = (await rolled) - t0;
+    const after = await requestsOnceQuiet(() => op.scrape());
+    const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
+    ctx.log(`  every Deployment carries it after ${fmtMs(imageMs)}, rollouts done after ${fmtMs(rolledMs)}`);
+    fx.image = img;
+    const { floorWrittenMs, floorRolledMs } = ctx.measuresFloor
+      ? await floorUpdate(ctx, floorDeps, img, timeout)
+      : { floorWrittenMs: Number.NaN, floorRolledMs: Number.NaN };
+    if (ctx.measuresFloor)
+      ctx.log(
+        `  floor: written after ${fmtMs(floorWrittenMs)}, rollouts done after ${fmtMs(floorRolledMs)}; ratio ${fmt(imageMs / floorWrittenMs, 2)}`,
       );
-      const rolled = deployments.until(
-        n,
-        (d) => deploymentImage(d) === img && rolledOut(d),
-        timeout,
-        `${n} rollouts to ${img} to finish`,
-      );
-      await pool(names, ctx.opts.clientConcurrency, (name) =>
-        ctx.kube.patch(WEBAPP_RESOURCE, name, fx.namespace, { spec: { image: img } }, "merge"),
-      );
-      const imageMs = (await carried) - t0;
-      const usage = meter.read();
-      const rolledMs = (await rolled) - t0;
-      const after = await requestsOnceQuiet(() => op.scrape());
-      const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
-      ctx.log(`  every Deployment carries it after ${fmtMs(imageMs)}, rollouts done after ${fmtMs(rolledMs)}`);
-      const { floorWrittenMs, floorRolledMs } = ctx.measuresFloor
-        ? await floorUpdate(ctx, floorDeps, img, timeout)
-        : { floorWrittenMs: Number.NaN, floorRolledMs: Number.NaN };
-      if (ctx.measuresFloor)
-        ctx.log(
-          `  floor: written after ${fmtMs(floorWrittenMs)}, rollouts done after ${fmtMs(floorRolledMs)}; ratio ${fmt(imageMs / floorWrittenMs, 2)}`,
-        );
-      runs.push({ imageMs, rolledMs, floorWrittenMs, floorRolledMs, usage, requests });
-      fx.image = img;
-    }
+    runs.push({ imageMs, rolledMs, floorWrittenMs, floorRolledMs, usage, requests });
   } finally {
     deployments.stop();
     floorDeps.stop();
     await op.stop();
   }
+}
+
+function report(ctx: Context, runs: Run[]): Section {
+  const n = (ctx.fixture as Fixture).n;
+  const impl = ctx.impls[0] ?? "devctl";
   const pick = (f: (r: Run) => number) => runs.map(f).filter((x) => !Number.isNaN(x));
   const last = runs.at(-1);
   const reqs = last
@@ -157,7 +158,7 @@ export async function update(ctx: Context): Promise<Section> {
     tables: [
       {
         caption: `${n} converged WebApps change image at once (${ctx.opts.clientConcurrency} parallel patches); floor: ${ctx.opts.concurrency} parallel server-side applies of the same Deployments. Medians over ${runs.length} repeat(s) (min–max).`,
-        head: ["measurement", IMPL_LABEL[op.impl], "floor", `ratio (${IMPL_LABEL[op.impl]}/floor)`],
+        head: ["measurement", IMPL_LABEL[impl], "floor", `ratio (${IMPL_LABEL[impl]}/floor)`],
         rows: [
           [
             "every Deployment carries the new image",
@@ -212,3 +213,7 @@ export async function update(ctx: Context): Promise<Section> {
     ],
   };
 }
+
+const updateScenario: Parted<Run[]> = { parts: (ctx) => ctx.opts.repeats, empty: () => [], measure, report };
+
+export const update = (ctx: Context): Promise<Section> => alternated(ctx, updateScenario);
