@@ -58,12 +58,12 @@ const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
  *   the same beside a CPU hog, N=500, 3 pairs, no floor                                ~5.5 min
  *   steady (devctl ~45 s; the peer writes 1,000 statuses per pass, ~90 s)              ~2.5 min
  *   startup (devctl only)                                                              ~0.5 min
- *   heal, 100 trials per operator in 4 parts each (a start each), the floor once       ~4 min
- *   update, 3 repeats per operator (a start and 1,000 rollouts each), the floor 3 times ~10-11 min
+ *   heal, 100 trials per operator in 4 parts each (a start each), the floor once       ~2 min
+ *   update, 3 repeats per operator (a start and 1,000 rollouts each), the floor 3 times ~16 min
  *   failover (devctl only; SIGKILL trials wait out the 15 s lease)                     ~1.5 min
  *   memory (idle/1,000: 3 starts each; 10,000 pre-created; the peer's first pass
  *   over them writes 10,000 statuses, 50-100/s)                                        ~6-8 min
- *   total (the run of 2026-12-03T18:44Z took 47.7 min)                                 ~45-50 min
+ *   total (measured: 47.7 min on 2026-12-03, 55.5 min on 2026-12-04 with this order)  ~50-55 min
  */
 const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
 
