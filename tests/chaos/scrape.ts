@@ -4,6 +4,9 @@
  */
 import type { ProcessRecord } from "./operators.ts";
 
+/** What a scrape round reads and writes of a replica's record. */
+export type Scraped = Pick<ProcessRecord, "port" | "scrape" | "scrapedAt" | "ready" | "readyAt" | "readySeenAt">;
+
 export interface Scrape {
   reconciles: number;
   reconcileErrors: number;
@@ -35,7 +38,7 @@ export function parseScrape(text: string): Scrape {
  * still shows leading=1 there until its exit is seen, which is why only `scrapedAt === round` says what it reports now.
  */
 export async function scrapeRound(
-  live: readonly ProcessRecord[],
+  live: readonly Scraped[],
   round: number,
   get: (url: string, init: { signal: AbortSignal }) => Promise<Response>,
 ): Promise<void> {
