@@ -2,8 +2,8 @@
  * Scenario 4, heal latency: delete the Deployment of a converged WebApp -> time until a Deployment of
  * that name exists again (a new uid on a watch), over `healTrials` trials. Goal: p99 < 1 s, and ≤ 1.0× the
  * Go peer's. The trials are split into HEAL_PARTS (4) parts, the operators taking turns part by part (_compare.ts
- * alternated): each part starts its operator over the fixture, waits for its first pass and for a quiet API
- * server, runs its trials and stops it.
+ * alternated): each part starts its operator over the fixture, waits for its first pass and for a quiet control
+ * plane (settle), runs its trials and stops it.
  *
  * Timing: t0 just before the DELETE is sent; the end is the watch event that shows the new Deployment.
  * Each trial uses the next WebApp of the fixture, and the next trial starts once that WebApp is
