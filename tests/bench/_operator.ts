@@ -125,6 +125,19 @@ export function requestsByMethod(metrics: Map<string, Sample[]>): Record<string,
   return out;
 }
 
+/** Requests per method counted between two scrapes (methods seen in either), sorted by method. */
+export function requestsSince(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const methods = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return Object.fromEntries(methods.map((m) => [m, (after[m] ?? 0) - (before[m] ?? 0)]));
+}
+
+/** Counts per method added up (methods seen in either), sorted by method. */
+export function addRequests(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const sum = { ...a };
+  for (const [m, n] of Object.entries(b)) sum[m] = (sum[m] ?? 0) + n;
+  return Object.fromEntries(Object.entries(sum).sort(([x], [y]) => x.localeCompare(y)));
+}
+
 /** How long the request count must stand still for requestsOnceQuiet. */
 export const REQUESTS_QUIET_MS = 1_500;
 

@@ -1,6 +1,14 @@
 import { expect, test } from "bun:test";
 import type { Section } from "./_context.ts";
-import { parseMetrics, REQUESTS_QUIET_MS, requestsByMethod, requestsOnceQuiet, total } from "./_operator.ts";
+import {
+  addRequests,
+  parseMetrics,
+  REQUESTS_QUIET_MS,
+  requestsByMethod,
+  requestsOnceQuiet,
+  requestsSince,
+  total,
+} from "./_operator.ts";
 import { hotFunctions } from "./_profile.ts";
 import { ANALYSIS_END, ANALYSIS_START, STALE_MARK, cpuRows, render, type RunInfo } from "./_report.ts";
 
@@ -143,4 +151,21 @@ test("the issue's goals follow the summary in the issue's order: convergence, me
   ]);
   expect(md.indexOf("Goals of issue #11")).toBeGreaterThan(md.indexOf("| scenario | goal |"));
   expect(md.indexOf("Goals of issue #11")).toBeLessThan(md.indexOf(ANALYSIS_START));
+});
+
+test("requests per method are what the operator sent between the two scrapes, sorted by method", () => {
+  const before = { GET: 12, PATCH: 3 };
+  const after = { PATCH: 8, GET: 13, POST: 2 };
+  expect(requestsSince(before, after)).toEqual({ GET: 1, PATCH: 5, POST: 2 });
+  expect(Object.keys(requestsSince(before, after))).toEqual(["GET", "PATCH", "POST"]);
+});
+
+test("a method the operator did not use during the trials counts zero, and no scrape at all gives no methods", () => {
+  expect(requestsSince({ PUT: 4 }, { PUT: 4 })).toEqual({ PUT: 0 });
+  expect(requestsSince({}, {})).toEqual({});
+});
+
+test("requests of the parts add up per method, sorted by method", () => {
+  expect(addRequests({ POST: 2, GET: 1 }, { PATCH: 1, GET: 3 })).toEqual({ GET: 4, PATCH: 1, POST: 2 });
+  expect(Object.keys(addRequests({ POST: 1 }, { GET: 1 }))).toEqual(["GET", "POST"]);
 });

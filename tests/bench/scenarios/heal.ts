@@ -18,7 +18,7 @@ import { alternated, type Parted } from "../_compare.ts";
 import type { Context, Fixture, Section } from "../_context.ts";
 import { ensureFixture, operatorOverFixture } from "../_fixture.ts";
 import { applyFloor, appName, DEPLOYMENT_RESOURCE, floorObjects, WEBAPP_RESOURCE, webappAvailable } from "../_kube.ts";
-import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet } from "../_operator.ts";
+import { addRequests, IMPL_LABEL, requestsByMethod, requestsOnceQuiet, requestsSince } from "../_operator.ts";
 import { fmtMs, median, percentile } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 import { deploymentName } from "../../../src/operator/desired.ts";
@@ -81,19 +81,6 @@ async function healFloor(ctx: Context, fx: Fixture, trials: readonly number[], f
   } finally {
     floorDeps.stop();
   }
-}
-
-/** Requests per method counted between two scrapes (methods seen in either), sorted by method. */
-export function requestsSince(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  const methods = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return Object.fromEntries(methods.map((m) => [m, (after[m] ?? 0) - (before[m] ?? 0)]));
-}
-
-/** Counts per method added up (methods seen in either), sorted by method. */
-export function addRequests(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
-  const sum = { ...a };
-  for (const [m, n] of Object.entries(b)) sum[m] = (sum[m] ?? 0) + n;
-  return Object.fromEntries(Object.entries(sum).sort(([x], [y]) => x.localeCompare(y)));
 }
 
 /** The trials of one part for ctx's operator: each deletes a converged WebApp's Deployment and times its return. */

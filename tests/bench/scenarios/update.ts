@@ -26,7 +26,7 @@ import {
   rolledOut,
   WEBAPP_RESOURCE,
 } from "../_kube.ts";
-import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet } from "../_operator.ts";
+import { IMPL_LABEL, requestsByMethod, requestsOnceQuiet, requestsSince } from "../_operator.ts";
 import type { CpuUsage } from "../_proc.ts";
 import { cpuRows } from "../_report.ts";
 import { fmt, fmtMs, median, spread } from "../_stats.ts";
@@ -98,8 +98,7 @@ async function measure(ctx: Context, part: number, runs: Run[]): Promise<void> {
     const imageMs = (await carried) - t0;
     const usage = meter.read();
     const rolledMs = (await rolled) - t0;
-    const after = await requestsOnceQuiet(() => op.scrape());
-    const requests = Object.fromEntries(Object.entries(after).map(([m, v]) => [m, v - (before[m] ?? 0)]));
+    const requests = requestsSince(before, await requestsOnceQuiet(() => op.scrape()));
     ctx.log(`  every Deployment carries it after ${fmtMs(imageMs)}, rollouts done after ${fmtMs(rolledMs)}`);
     fx.image = img;
     const { floorWrittenMs, floorRolledMs } = ctx.measuresFloor
