@@ -16,9 +16,12 @@
  * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only);
  *   JSON patch (RFC 6902) `test`, `replace` and `remove` (a failed test is a 422);
  *   POST records an Update managedFields entry of its fieldManager (what ownership.ts hands over);
- *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes.
+ *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes (409 Conflict when its
+ *   preconditions' uid or resourceVersion differ from the object's).
  * - Scripted failures: `answer` may return `{ code, message }` for an action, which then fails with that
  *   Status. Failures reach the caller translated by kube/errors.ts, as real answers are.
+ * - Mutating admission: `admit`, when set, rewrites every object a create, apply, patch or replace stores (not a
+ *   status write), as a mutating webhook or MutatingAdmissionPolicy does; the answer is the rewritten object.
  */
 import { clientFromTransport, resourcePath } from "../kube/client.ts";
 import { fromResponse } from "../kube/errors.ts";
@@ -51,6 +54,8 @@ export interface FakeApiServer {
   object(rt: ResourceType, namespace: string, name: string): KubeObject | undefined;
   /** Return a Failure to make that request fail. */
   answer: ((a: Action) => Failure | undefined) | undefined;
+  /** Rewrites what a write of an object (not of its status) stores, as mutating admission does. */
+  admit: ((obj: KubeObject) => KubeObject) | undefined;
 }
 
 const SERVER = "https://fake-apiserver";
@@ -143,7 +148,7 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
         if (!cur) throw missing();
         const patch = sub ? { status: (body as { status?: unknown }).status } : body;
         const next = mergePatch(cur, patch) as KubeObject;
-        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } });
+        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } }, !sub);
       }
       case "PATCH application/json-patch+json": {
         if (!cur) throw missing();
@@ -170,18 +175,29 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
         if (!cur) throw missing();
         return store(key, { ...body, metadata: { ...body.metadata, resourceVersion: String(++counter) } });
       case "DELETE ":
-      case "DELETE application/json":
+      case "DELETE application/json": {
         if (!cur) throw missing();
+        const pre = (body as { preconditions?: { uid?: string; resourceVersion?: string } }).preconditions ?? {};
+        for (const field of ["uid", "resourceVersion"] as const) {
+          const want = pre[field];
+          if (want !== undefined && want !== cur.metadata[field])
+            throw new Answer(
+              409,
+              `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: ${field} in precondition: ${want}, ${field} in object meta: ${cur.metadata[field] ?? ""}`,
+            );
+        }
         objects.delete(key);
         return { kind: "Status", status: "Success" };
+      }
       default:
         throw new Error(`fake API server: no answer for ${a.method} ${a.path} (${a.contentType})`);
     }
   }
 
-  function store(key: string, obj: KubeObject): KubeObject {
-    objects.set(key, clone(obj));
-    return obj;
+  function store(key: string, obj: KubeObject, admitted = true): KubeObject {
+    const final = admitted && api.admit ? api.admit(clone(obj)) : obj;
+    objects.set(key, clone(final));
+    return final;
   }
 
   const transport: Transport = {
@@ -216,6 +232,7 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
     client: clientFromTransport(transport, namespace),
     actions,
     answer: undefined,
+    admit: undefined,
     put(rt, obj) {
       const stored = {
         ...clone(obj),

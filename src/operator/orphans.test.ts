@@ -133,7 +133,7 @@ describe("the orphan collector", () => {
     expect(w.deletes()[0]?.body).toEqual({
       kind: "DeleteOptions",
       apiVersion: "v1",
-      preconditions: { uid: child.metadata.uid },
+      preconditions: { uid: child.metadata.uid, resourceVersion: child.metadata.resourceVersion },
       propagationPolicy: "Background",
     });
     expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")).toBeUndefined();
@@ -143,6 +143,21 @@ describe("the orphan collector", () => {
       ),
     ]);
     expect(w.logs).toEqual([expect.stringContaining("deleted Deployment default/test-app-deployment")]);
+  });
+
+  test("never deletes a child that changed after the cache showed it (adopted a moment ago): its resourceVersion precondition fails", async () => {
+    const w = world();
+    const child = w.child(childOf("gone"));
+    // Between the sweep's look and its DELETE, a WebApp of the owner's name adopted the child (the cache lags).
+    const adopted = { ...child, metadata: { ...child.metadata, resourceVersion: "9999" } };
+    w.api.answer = (a) => {
+      if (a.method === "DELETE") w.api.put(DEPLOYMENT_RESOURCE, adopted);
+      return undefined;
+    };
+    const [, second] = await w.twoSweeps();
+    expect(second).toEqual([{ kind: "changed", child: "Deployment default/test-app-deployment" }]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.resourceVersion).toBe("9999");
+    expect(w.events).toEqual([]);
   });
 
   test("leaves a child whose owner name belongs to a re-created WebApp (adoption's case) or whose owner the cache has not seen yet", async () => {
@@ -185,9 +200,7 @@ describe("the orphan collector", () => {
     w.child(childOf("gone"));
     w.api.answer = (a) =>
       a.method === "DELETE" ? { code: 409, message: "Precondition failed: UID in precondition" } : undefined;
-    expect((await w.twoSweeps())[1]).toEqual([
-      { kind: "already-gone", child: "Deployment default/test-app-deployment" },
-    ]);
+    expect((await w.twoSweeps())[1]).toEqual([{ kind: "changed", child: "Deployment default/test-app-deployment" }]);
     expect(w.events).toEqual([]);
   });
 

@@ -13,8 +13,9 @@
  *   the child (adopt.ts), so the child is left to it.
  * - Patient: a candidate is deleted only after it has been seen orphaned for `graceMs` (the collector
  *   normally deletes it within seconds; we act only where it did not).
- * - Precise: DELETE with `preconditions.uid` = the child's uid (a child re-created meanwhile under the same
- *   name is never hit), propagation Background. 404 or 409 mean someone was faster: not an error.
+ * - Precise: DELETE with preconditions on the child's uid and resourceVersion as cached (a child re-created
+ *   meanwhile under the same name, or adopted by a WebApp of that name a moment ago, is never hit), propagation
+ *   Background. 404 means someone was faster, 409 that the child changed since: looked at again next sweep.
  * - Accounted for: each deletion is logged and recorded as a Normal event `OrphanDeleted` on the child.
  * - Runs every `intervalMs` until its signal aborts; the manager runs it only while leading.
  */
@@ -48,7 +49,9 @@ export type Collected =
   | { kind: "waiting"; child: string }
   | { kind: "re-created"; child: string }
   | { kind: "owner-exists"; child: string }
-  | { kind: "already-gone"; child: string };
+  | { kind: "already-gone"; child: string }
+  /** It changed since the cache showed it (adopted, re-created): the precondition failed, nothing was deleted. */
+  | { kind: "changed"; child: string };
 
 export interface ChildCache {
   rt: ResourceType;
@@ -94,13 +97,14 @@ export function createOrphanCollector(o: OrphanCollectorOptions): OrphanCollecto
     const body = {
       kind: "DeleteOptions",
       apiVersion: "v1",
-      preconditions: { uid: child.metadata.uid },
+      preconditions: { uid: child.metadata.uid, resourceVersion: child.metadata.resourceVersion },
       propagationPolicy: "Background",
     };
     try {
       await o.client.raw("DELETE", resourcePath(rt, ns, child.metadata.name), body);
     } catch (e) {
-      if (isNotFound(e) || isConflict(e)) return { kind: "already-gone", child: name };
+      if (isNotFound(e)) return { kind: "already-gone", child: name };
+      if (isConflict(e)) return { kind: "changed", child: name };
       throw e;
     }
     firstSeen.delete(child.metadata.uid as string);
