@@ -38,7 +38,7 @@ describe("buildWebAppCrd", () => {
     expect(crd.metadata).toEqual({
       name: "webapps.apps.example.com",
       labels: { "app.kubernetes.io/managed-by": "devctl" },
-      annotations: { "devctl.dev/crd-schema-version": "2" },
+      annotations: { "devctl.dev/crd-schema-version": "3" },
     });
     expect(crd.spec.names).toEqual({
       plural: "webapps",
@@ -100,6 +100,7 @@ describe("buildWebAppCrd", () => {
       "observedGeneration",
       "selector",
       "conditions",
+      "admitted",
     ]);
     const conditions = status.properties!.conditions!;
     expect(conditions["x-kubernetes-list-type"]).toBe("map");

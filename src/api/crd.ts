@@ -34,8 +34,11 @@ import * as v from "valibot";
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 export const MANAGED_BY_DEVCTL = "devctl";
 export const SCHEMA_VERSION_ANNOTATION = "devctl.dev/crd-schema-version";
-/** Bump when the generated schema changes in a way installs must notice (2: spec.imagePullPolicy, .status default). */
-export const CRD_SCHEMA_VERSION = "2";
+/**
+ * Bump when the generated schema changes in a way installs must notice (2: spec.imagePullPolicy, .status default;
+ * 3: .status.admitted).
+ */
+export const CRD_SCHEMA_VERSION = "3";
 
 export interface CustomResourceDefinition extends KubeObject {
   apiVersion: "apiextensions.k8s.io/v1";

@@ -178,6 +178,27 @@ export const Condition = v.object({
 });
 export type Condition = v.InferOutput<typeof Condition>;
 
+/**
+ * A field of a child that admission (a mutating webhook or policy: image pinning, injected labels) stored
+ * otherwise than devctl's own last write of that child set it. Not drift: while the intent there is still `sent`
+ * and the child still holds `stored`, devctl writes nothing (operator/admission.ts). Values are JSON text.
+ */
+export const AdmittedField = v.object({
+  kind: v.pipe(v.string(), v.description("Kind of the child: Deployment or Service."), v.maxLength(63)),
+  path: v.pipe(
+    v.string(),
+    v.description("The field, e.g. spec.template.spec.containers[app].image."),
+    v.maxLength(1024),
+  ),
+  sent: v.pipe(v.string(), v.description("What devctl's write set there (JSON)."), v.maxLength(4096)),
+  stored: v.pipe(
+    v.string(),
+    v.description("What the API server stored after admission (JSON; null: removed)."),
+    v.maxLength(4096),
+  ),
+});
+export type AdmittedField = v.InferOutput<typeof AdmittedField>;
+
 const count = (what: string) => v.optional(v.pipe(v.number(), v.description(what), v.integer(), v.minValue(0)));
 
 export const WebAppStatus = v.pipe(
@@ -195,6 +216,16 @@ export const WebAppStatus = v.pipe(
             "or failing; Stalled means someone must act), then Available, Progressing and Degraded.",
         ),
         openapi({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
+      ),
+    ),
+    admitted: v.optional(
+      v.pipe(
+        v.array(AdmittedField),
+        v.description(
+          "Fields of the children that admission (a mutating webhook or policy) stored otherwise than the " +
+            "operator's last write set them: not drift, so not written again while the spec is unchanged.",
+        ),
+        v.maxLength(64),
       ),
     ),
   }),

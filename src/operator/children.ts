@@ -9,8 +9,10 @@
  *   readiness) starts before the Services are created; on a quiet queue the second pass follows at once. A
  *   Deployment not created (someone else's object in the way, a refusal) has the Service converged in the same
  *   pass, after it (unless the WebApp turned out gone).
- * - One Created event names what was created for a WebApp: the Deployment of a pass that left its Service to the
- *   next is announced with that Service.
+ * - One Created event names what a pass created, sent by that pass: an announcement left to a later pass would be
+ *   lost if that pass never comes (another leader takes over in between).
+ * - A child is reported (`live`) only once the cache has shown it: one this pass created, or one only the memory
+ *   of our write stands for, is `pending`, which the status reports as being created, never as existing.
  * - Remembers between passes, bounded and expiring (expectations.ts): the children it wrote until the cache shows
  *   them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound or
  *   Conflict about one drops it, and the child is converged from the cache in the same pass); the WebApps it
@@ -32,6 +34,7 @@ import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { type AdmittedField, withAdmitted } from "./admission.ts";
 import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
@@ -57,7 +60,7 @@ export interface ChildrenMemory {
   created: ExpiringMap<true>;
   /** uids of WebApps the API server said are gone (or being deleted): a uid never comes back. */
   gone: ExpiringMap<true>;
-  /** uids of WebApps whose Deployment this process created, their Service left to the next pass. */
+  /** uids of WebApps whose Deployment this process created, their Service left to the next pass (its first creation). */
   serviceLater: ExpiringMap<true>;
 }
 
@@ -72,11 +75,16 @@ export function childrenMemory(clock: Clock): ChildrenMemory {
 
 export type Observed =
   | { kind: "ownerGone" }
-  /** The Deployment of a new WebApp was created; its Service is for the next pass. */
-  | { kind: "serviceLater" }
+  /** The Deployment of a new WebApp was created (and what admission made of it); its Service is for the next pass. */
+  | { kind: "serviceLater"; admitted: AdmittedField[] }
   | {
       kind: "observed";
+      /** The children the cache has shown, as last written or cached. */
       live: Partial<Record<Child["kind"], KubeObject>>;
+      /** Children written (or remembered) that the cache has not shown yet: reported as being created. */
+      pending: Child["kind"][];
+      /** What admission made of our writes (admission.ts), with this pass's writes in. */
+      admitted: AdmittedField[];
       problems: Problem[];
       failure: unknown;
       /** A child was converged from what this process wrote, the cache showing nothing under its name. */
@@ -99,6 +107,7 @@ export async function convergeChildren(
   memory: ChildrenMemory,
   webapp: WebApp,
   reconciledBefore: boolean,
+  admitted: readonly AdmittedField[],
   signal: AbortSignal,
 ): Promise<Observed> {
   const uid = webapp.metadata.uid;
@@ -117,6 +126,7 @@ export async function convergeChildren(
     webapp,
     ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
     confirmOwner: reconciledBefore || uid === undefined || (memory.created.get(uid) !== undefined && !serviceFirst),
+    admitted,
     signal,
   };
   const converge = async ({ child, key, cached, found }: PassChild): Promise<ChildOutcome> => {
@@ -146,16 +156,27 @@ function decide(
   const uid = ctx.webapp.metadata.uid;
   const unseen = children.some((c) => c.cached === undefined && c.found !== undefined);
   const wrote = outcomes.some((o) => o.kind === "converged" && o.wrote !== undefined);
-  const observed: Observed = { kind: "observed", live: {}, problems: [], failure: undefined, unseen, wrote };
+  const observed: Observed = {
+    kind: "observed",
+    live: {},
+    pending: [],
+    admitted: [...ctx.admitted],
+    problems: [],
+    failure: undefined,
+    unseen,
+    wrote,
+  };
   const created: Child[] = [];
   let ownerGone = false;
   for (const [i, outcome] of outcomes.entries()) {
-    const { child, key } = children[i] as PassChild;
+    const { child, key, cached } = children[i] as PassChild;
     switch (outcome.kind) {
       case "converged":
-        observed.live[child.kind] = outcome.live;
+        if (cached && outcome.wrote !== "created") observed.live[child.kind] = outcome.live;
+        else observed.pending.push(child.kind);
         if (outcome.wrote) memory.written.remember(key, outcome.live, outcome.wrote === "created");
         if (outcome.wrote === "created") created.push(child);
+        if (outcome.admitted) observed.admitted = withAdmitted(observed.admitted, child.kind, outcome.admitted);
         break;
       case "blocked":
         observed.problems.push(outcome.problem);
@@ -169,22 +190,15 @@ function decide(
         break;
     }
   }
-  if (uid === undefined) {
-    announceCreated(ctx, created);
-    return observed;
-  }
+  announceCreated(ctx, created);
+  if (uid === undefined) return observed;
   if (ownerGone) memory.gone.set(uid, true);
   else if (created.length > 0) memory.created.set(uid, true);
   if (serviceLater) {
-    memory.serviceLater.set(uid, true); // announced with the Service
-    return { kind: "serviceLater" };
+    memory.serviceLater.set(uid, true);
+    return { kind: "serviceLater", admitted: observed.admitted };
   }
-  const deployment = (children[0] as PassChild).child;
-  if (memory.serviceLater.get(uid) && !ownerGone) {
-    memory.serviceLater.delete(uid);
-    if (!created.includes(deployment)) created.unshift(deployment); // created by the pass before
-  }
-  announceCreated(ctx, created);
+  memory.serviceLater.delete(uid);
   return ownerGone ? { kind: "ownerGone" } : observed;
 }
 

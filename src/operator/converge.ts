@@ -11,7 +11,8 @@
  *   AlreadyExists); it is then read and decided on.
  * - Every field we set is ours (FIELD_MANAGER): created by POST, updated by server-side apply, the create's
  *   ownership handed over to apply before an apply could drop a field (ownership.ts), so a dropped field is pruned.
- * - An unchanged child costs no write (diff.ts compares owned fields only).
+ * - An unchanged child costs no write (diff.ts compares owned fields only), and neither does a field admission
+ *   stored otherwise on our own last write (admission.ts): a write returns what admission made of it, recorded.
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
  * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
  *   all the children created in one pass (announceCreated).
@@ -21,8 +22,9 @@ import { isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { type AdmittedField, admittedBy, drift } from "./admission.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
-import { isControlledBy, needsApply } from "./diff.ts";
+import { isControlledBy, needsApply, reshapes } from "./diff.ts";
 import { mayHaveCreateEntry, ownershipHandover, showsCreateEntry } from "./ownership.ts";
 import { type Problem, resourceExistsProblem } from "./status.ts";
 
@@ -45,8 +47,11 @@ type Converged = Extract<ChildOutcome, { kind: "converged" }>;
 
 /** What converging one child came to; the reconciler decides on it in one switch. */
 export type ChildOutcome =
-  /** The child is ours and carries the intent; `live` is the object as the API server last returned it. */
-  | { kind: "converged"; live: KubeObject; wrote?: Wrote }
+  /**
+   * The child is ours and carries the intent; `live` is the object as the API server last returned it. A create
+   * or apply says what admission made of it (`admitted`, possibly none), which replaces this kind's records.
+   */
+  | { kind: "converged"; live: KubeObject; wrote?: Wrote; admitted?: AdmittedField[] }
   /** Someone else's object has the child's name; nothing was written. */
   | { kind: "blocked"; problem: Problem }
   /** A read or write failed (forbidden, rejected, API error): reported, then retried with backoff. */
@@ -64,6 +69,8 @@ export interface ConvergeContext {
   ownerExists: () => Promise<boolean>;
   /** Ask ownerExists beside a create too (the reconciler says when: a creation that may be a re-creation). */
   confirmOwner: boolean;
+  /** What admission made of our last writes of this WebApp's children (admission.ts): not drift. */
+  admitted: readonly AdmittedField[];
   signal: AbortSignal;
 }
 
@@ -135,7 +142,8 @@ async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<Child
     return await converge(ctx, child, found);
   }
   ctx.logger.info(`created ${child.kind} ${namespace}/${name}`, { uid: created.metadata.uid });
-  return { kind: "converged", live: created, wrote: "created" };
+  const admitted = admittedBy(child.kind, needsApply(child.desired, created));
+  return { kind: "converged", live: created, wrote: "created", admitted };
 }
 
 /** One Normal event for the children created in one pass: "Deployment x created ...; Service y created ...". */
@@ -196,20 +204,29 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  */
 async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);
+  const changes = drift(child.kind, check, ctx.admitted);
+  const changed = changes.length > 0;
   const leftover = check.extra > 0 && showsCreateEntry(live, FIELD_MANAGER);
-  if (!check.changed && !leftover) return { kind: "converged", live };
-  const handedOver = check.reshaped || leftover ? await handOver(ctx, child, live) : false;
-  if (!check.changed && !handedOver) return { kind: "converged", live };
+  if (!changed && !leftover) return { kind: "converged", live };
+  const handedOver = reshapes(changes) || leftover ? await handOver(ctx, child, live) : false;
+  if (!changed && !handedOver) return { kind: "converged", live };
   const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
   const applied = await ctx.client.apply<KubeObject>(child.rt, intent, {
     fieldManager: FIELD_MANAGER,
     force: true,
     signal: ctx.signal,
   });
-  if (check.changed) announceUpdate(ctx, child, applied, check.fields);
-  else if (needsApply(child.desired, applied).extra < check.extra) announceUpdate(ctx, child, applied, [PRUNED]);
+  const returned = needsApply(child.desired, applied);
+  if (changed)
+    announceUpdate(
+      ctx,
+      child,
+      applied,
+      changes.map((d) => d.path),
+    );
+  else if (returned.extra < check.extra) announceUpdate(ctx, child, applied, [PRUNED]);
   else ctx.logger.debug(`${childRef(child)}: the list items beside the intent are someone else's, kept`);
-  return { kind: "converged", live: applied, wrote: "updated" };
+  return { kind: "converged", live: applied, wrote: "updated", admitted: admittedBy(child.kind, returned) };
 }
 
 /** What an apply that only pruned our leftovers is logged and announced as. */

@@ -55,14 +55,15 @@ function liveService(over: (s: Record<string, any>) => void = () => {}): KubeObj
 
 describe("needsApply", () => {
   test("server defaults and labels others added cause no diff", () => {
-    const unchanged = { changed: false, fields: [], reshaped: false, extra: 0 };
+    const unchanged = { changed: false, fields: [], diffs: [], reshaped: false, extra: 0 };
     expect(needsApply(desiredDeployment(testApp()), liveDeployment())).toEqual(unchanged);
     expect(needsApply(desiredService(testApp()), liveService())).toEqual(unchanged);
   });
 
   test("a live Deployment scaled down by hand is reported as a spec.replicas diff", () => {
     const live = liveDeployment((d) => (d.spec.replicas = 0));
-    const scaled = { changed: true, fields: ["spec.replicas"], reshaped: false, extra: 0 };
+    const diffs = [{ path: "spec.replicas", want: 3, have: 0 }];
+    const scaled = { changed: true, fields: ["spec.replicas"], diffs, reshaped: false, extra: 0 };
     expect(needsApply(desiredDeployment(testApp()), live)).toEqual(scaled);
   });
 
@@ -81,6 +82,7 @@ describe("needsApply", () => {
     expect(needsApply(desiredDeployment(testApp()), twoPorts)).toEqual({
       changed: false,
       fields: [],
+      diffs: [],
       reshaped: false,
       extra: 1,
     });

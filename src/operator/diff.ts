@@ -13,6 +13,8 @@
  * - Scalars are compared exactly (8080 differs from "8080").
  * - `fields` names every difference at its leaf, e.g. "spec.replicas",
  *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort"; changed iff non-empty.
+ *   `diffs` has the same differences with what the intent wants there and what live has (null: absent), which
+ *   tells a value admission gave our own write from someone's later edit (admission.ts).
  * - `reshaped` is true when a difference is a field or list item the live object does not have at all (a new
  *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
  *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
@@ -28,10 +30,20 @@ export interface ApplyCheck {
   changed: boolean;
   /** The differing owned fields, in the intent's field order. */
   fields: string[];
+  /** The same differences with both values (null where live has none). */
+  diffs: Diff[];
   /** Some difference is a field or list item live lacks altogether (not a value changed in place). */
   reshaped: boolean;
   /** How many items of keyed lists in live the intent has none for (not a difference by itself). */
   extra: number;
+}
+
+/** One owned field whose live value is not the intent's. */
+export interface Diff {
+  path: string;
+  want: unknown;
+  /** What live has there; null when it has nothing. */
+  have: unknown;
 }
 
 const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
@@ -40,7 +52,7 @@ const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
 
 export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
-  const fields: Diffs = Object.assign([], { reshaped: false, extra: 0 });
+  const fields: Diffs = Object.assign([], { extra: 0, values: [] });
   for (const key of OWNED_METADATA) {
     const want = desired.metadata[key];
     if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, fields);
@@ -48,11 +60,20 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
   for (const [key, want] of Object.entries(desired)) {
     if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), fields);
   }
-  return { changed: fields.length > 0, fields: [...fields], reshaped: fields.reshaped, extra: fields.extra };
+  const { extra, values } = fields;
+  return { changed: fields.length > 0, fields: [...fields], diffs: values, reshaped: reshapes(values), extra };
 }
 
-/** The differing paths, whether one of them is absent from live, and how many items live has the intent lacks. */
-type Diffs = string[] & { reshaped: boolean; extra: number };
+/** Some difference is a field or list item live lacks altogether (`reshaped` above). */
+export const reshapes = (diffs: readonly Diff[]): boolean => diffs.some((d) => d.have === null);
+
+/** The differing paths and their values, and how many items live has that the intent lacks. */
+type Diffs = string[] & { extra: number; values: Diff[] };
+
+function differs(out: Diffs, path: string, want: unknown, have: unknown): void {
+  out.push(path);
+  out.values.push({ path, want, have: have ?? null });
+}
 
 /** The owner reference with controller=true, if any. */
 export function controllerOf(obj: Pick<KubeObject, "metadata">): OwnerReference | undefined {
@@ -73,19 +94,19 @@ export function isControlledBy(obj: KubeObject, webapp: { metadata: { uid?: stri
 
 function compare(want: unknown, have: unknown, path: string, out: Diffs): void {
   if (have === undefined) {
-    out.push(path);
-    out.reshaped = true;
+    differs(out, path, want, have);
     return;
   }
   if (Array.isArray(want)) {
-    if (!Array.isArray(have)) out.push(path);
+    if (!Array.isArray(have)) differs(out, path, want, have);
     else if (want.every(isRecord)) compareKeyedList(want, have, path, out);
-    else if (want.length !== have.length || want.some((w, i) => !scalarEqual(w, have[i]))) out.push(path);
+    else if (want.length !== have.length || want.some((w, i) => !scalarEqual(w, have[i])))
+      differs(out, path, want, have);
     return;
   }
   if (isRecord(want)) {
     if (!isRecord(have)) {
-      out.push(path);
+      differs(out, path, want, have);
       return;
     }
     for (const [key, value] of Object.entries(want)) {
@@ -93,7 +114,7 @@ function compare(want: unknown, have: unknown, path: string, out: Diffs): void {
     }
     return;
   }
-  if (!scalarEqual(want, have)) out.push(path);
+  if (!scalarEqual(want, have)) differs(out, path, want, have);
 }
 
 function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: Diffs): void {

@@ -139,3 +139,35 @@ describe("written children", () => {
     expect(w.resolve("default/web", undefined)?.metadata.uid).toBe("u1");
   });
 });
+
+describe("written children told of the watch's events", () => {
+  const KEY = "default/web";
+  test("a creation the watch delivered is forgotten: an empty cache after it means deleted", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember(KEY, obj("u1", "5"), true);
+    w.observed(obj("u1", "5"), false);
+    expect(w.resolve(KEY, undefined)).toBeUndefined();
+    expect(w.size).toBe(0);
+  });
+
+  test("a creation the watch delivered as deleted is never stood in for, whichever came first, answer or events", () => {
+    const answerFirst = new WrittenChildren(createFakeClock());
+    answerFirst.remember(KEY, obj("u1", "5"), true);
+    answerFirst.observed(obj("u1", "5"), false);
+    answerFirst.observed(obj("u1", "6"), true);
+    expect(answerFirst.resolve(KEY, undefined)).toBeUndefined();
+    const eventsFirst = new WrittenChildren(createFakeClock());
+    eventsFirst.observed(obj("u1", "5"), false);
+    eventsFirst.observed(obj("u1", "6"), true);
+    eventsFirst.remember(KEY, obj("u1", "5"), true);
+    expect(eventsFirst.resolve(KEY, undefined)).toBeUndefined();
+  });
+
+  test("an event older than our write, or of another object under the name, keeps the write", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember(KEY, obj("u1", "7"), false);
+    w.observed(obj("u1", "6"), false);
+    w.observed(obj("u0", "9"), true);
+    expect(w.resolve(KEY, obj("u1", "6"))?.metadata.resourceVersion).toBe("7");
+  });
+});

@@ -12,6 +12,9 @@
  *   a cached object with another uid, or as new or newer, drops the entry, and so does an empty cache under the
  *   key of one we only updated (it was deleted since). So does the API server answering NotFound or Conflict
  *   about a remembered child (contradicted()).
+ * - The watch wins too (client-go's CreationObserved/DeletionObserved): every event of a child is told to
+ *   observed(), so a creation the watch delivered, and deleted, before any pass ran is never stood in for by the
+ *   memory of it, whichever of the create's answer and the events came first.
  */
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -71,10 +74,27 @@ export class ExpiringMap<V> {
 
 /** The children this process created or updated, by "namespace/name", as the API server returned them. */
 export class WrittenChildren {
+  /** An entry is a write whose result the watch has not delivered yet (observed() drops it once it has). */
   readonly #written: ExpiringMap<{ obj: KubeObject; created: boolean }>;
+  /** uids of children the watch delivered as deleted: never remembered or stood in for (a uid never comes back). */
+  readonly #deleted: ExpiringMap<true>;
 
   constructor(clock: Clock, ttlMs = WRITTEN_TTL_MS, max = MAX_ENTRIES) {
     this.#written = new ExpiringMap(clock, ttlMs, max);
+    this.#deleted = new ExpiringMap(clock, ttlMs, max);
+  }
+
+  /**
+   * A watch event of a child (`deleted`: its deletion): the cache shows this state now. A remembered write of the
+   * same object is forgotten once the event is as new as it, or is its deletion.
+   */
+  observed(obj: KubeObject, deleted: boolean): void {
+    const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+    const uid = obj.metadata.uid;
+    if (deleted && uid !== undefined) this.#deleted.set(uid, true);
+    const mine = this.#written.get(key);
+    if (!mine || mine.obj.metadata.uid !== uid) return;
+    if (deleted || !isOlder(obj, mine.obj)) this.#written.delete(key);
   }
 
   get size(): number {
@@ -88,6 +108,7 @@ export class WrittenChildren {
    * (same uid) while that is still remembered keeps it so.
    */
   remember(key: string, obj: KubeObject, created: boolean): void {
+    if (obj.metadata.uid !== undefined && this.#deleted.get(obj.metadata.uid)) return; // the watch saw it go
     const before = this.#written.get(key);
     const stillUnseen = before?.created === true && before.obj.metadata.uid === obj.metadata.uid;
     this.#written.set(key, { obj: shapeChild(obj), created: created || stillUnseen });
@@ -98,12 +119,16 @@ export class WrittenChildren {
    * one we wrote. With nothing cached, only a creation stands (the cache has not shown it yet); an object we
    * updated that the cache no longer has was deleted since (the chaos soak's app-038: its Service, updated while
    * the watch was down, was gone in the re-list, and the remembered update hid that until it expired, when no
-   * event was left to reconcile it again). A creation deleted before the cache ever showed it reads as present
-   * until the entry expires (see `unseen`) or the API server contradicts it (contradicted()).
+   * event was left to reconcile it again). A creation deleted before the cache ever showed it is forgotten when
+   * the watch delivers the deletion (observed()), or the API server contradicts it (contradicted()).
    */
   resolve(key: string, cached: KubeObject | undefined): KubeObject | undefined {
     const mine = this.#written.get(key);
     if (!mine) return cached;
+    if (mine.obj.metadata.uid !== undefined && this.#deleted.get(mine.obj.metadata.uid)) {
+      this.#written.delete(key);
+      return cached;
+    }
     if (!cached && mine.created) return mine.obj;
     if (cached && cached.metadata.uid === mine.obj.metadata.uid && isOlder(cached, mine.obj)) return mine.obj;
     this.#written.delete(key);

@@ -190,15 +190,25 @@ function webAppController(
   const { webapps, deployments, services } = caches;
   const logger = opts.logger;
   const echoes = new StatusEchoes(clock);
+  const reconciler = createWebAppReconciler({
+    client,
+    webapps,
+    deployments,
+    services,
+    recorder,
+    clock,
+    logger,
+    echoes,
+  });
+  // Told of every child event before a pass can run for it (WrittenChildren.observed: a creation seen deleted).
+  for (const children of [deployments, services]) children.onEvent(reconciler.observeChild);
   return controllerBuilder()
     .for(webapps, WEBAPP_RESOURCE, (e) => !echoes.isEcho(e))
     .owns(deployments, { priority: deploymentEventPriority })
     .owns(services, { priority: serviceEventPriority })
     .build({
       name: CONTROLLER_NAME,
-      reconcile: activity.track(
-        createWebAppReconciler({ client, webapps, deployments, services, recorder, clock, logger, echoes }),
-      ),
+      reconcile: activity.track(reconciler),
       concurrency: opts.concurrency,
       ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
       clock,

@@ -17,7 +17,6 @@ import { testApp } from "./_test-fixtures.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
-import { FIRST_STATUS_WAIT_MS } from "./first-status.ts";
 import type { ManagerEntry } from "./ownership.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
 import { computeStatus } from "./status.ts";
@@ -59,17 +58,23 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     flush: async () => {},
   };
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const reconciler = createWebAppReconciler({
-    client: opts.wrap ? opts.wrap(api.client) : api.client,
-    webapps,
-    deployments,
-    services,
-    recorder,
-    clock,
-    logger: silent,
-  });
+  const start = () =>
+    createWebAppReconciler({
+      client: opts.wrap ? opts.wrap(api.client) : api.client,
+      webapps,
+      deployments,
+      services,
+      recorder,
+      clock,
+      logger: silent,
+    });
+  let reconciler = start();
   const keyOf = (o: { metadata: KubeObject["metadata"] }) => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
+    /** A new process (or a new leader) over the same API server and caches: nothing remembered. */
+    restart(): void {
+      reconciler = start();
+    },
     api,
     clock,
     webapps,
@@ -104,6 +109,13 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
         requestFor(KEY, () => superseded),
         new AbortController().signal,
       ),
+    /** The watch delivering a child's event: the cache changes, and the reconciler is told (observeChild). */
+    watched(type: "add" | "update" | "delete", obj: KubeObject): void {
+      const cache = obj.kind === "Service" ? services : deployments;
+      if (type === "delete") cache.delete(keyOf(obj));
+      else cache.set(keyOf(obj), obj);
+      reconciler.observeChild({ type, object: obj });
+    },
     /** The informers catching up with the API server for both children. */
     childrenCached(): void {
       for (const [rt, cache, name] of [
@@ -212,15 +224,16 @@ const degraded = (a: Action | undefined) =>
   findCondition((a?.body as { status?: WebApp["status"] })?.status?.conditions, "Degraded");
 
 describe("a new WebApp", () => {
-  test("gets its Deployment created by a plain create (POST) under our field manager, then its Service in a pass at LATER priority, no read first, and no status until its Deployment is FIRST_STATUS_WAIT_MS old", async () => {
+  test("gets its Deployment created by a plain create (POST) under our field manager, then its Service in a pass at LATER priority, no read first, then at once a status saying what is going on", async () => {
     const w = world();
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeue(LATER));
     expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`POST ${DEPS}`]);
-    expect(await w.reconcile()).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
     const [first, second, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
     expect([first, second]).toEqual([`POST ${DEPS}`, `POST ${SVCS}`]);
-    // No GET (the synced cache says they do not exist; the Service's is its first creation); no status yet.
+    // No GET (the synced cache says they do not exist; the Service's is its first creation); the status is left
+    // to the pass it asked for, which reads what the creates came back as.
     expect(rest).toEqual([]);
     const dep = w.writes().find((a) => a.path === DEPS);
     const svc = w.writes().find((a) => a.path === SVCS);
@@ -231,13 +244,9 @@ describe("a new WebApp", () => {
     expect(dep?.body).toEqual(desiredDeployment(testApp() as WebApp));
     expect(svc?.body).toEqual(desiredService(testApp() as WebApp));
 
-    await w.clock.advance(FIRST_STATUS_WAIT_MS);
-    w.childrenCached();
-    // Not Ready for FIRST_STATUS_WAIT_MS = POD_CHECK_AFTER_MS: its pods are read now, as without the wait.
-    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
-    expect(w.api.actions.filter((a) => a.method === "GET").map((a) => a.path)).toEqual([
-      "/api/v1/namespaces/default/pods",
-    ]);
+    // The pass it asked for runs before the watch delivered the children: no clock moved, no child request.
+    expect(await w.reconcile()).toEqual(requeueAfter(WRITTEN_TTL_MS));
+    expect(w.api.actions.filter((a) => a.method === "GET")).toEqual([]);
     const [status, ...more] = w.statusWrites();
     expect(more).toEqual([]);
     expect(status?.contentType).toBe(MERGE);
@@ -245,41 +254,41 @@ describe("a new WebApp", () => {
     expect(status?.body).toMatchObject({
       status: { observedGeneration: 1, selector: "app=test-app,managed-by=webapp-operator" },
     });
-    expect(
-      findCondition((status?.body as { status?: WebApp["status"] })?.status?.conditions, "Reconciling"),
-    ).toMatchObject({
-      status: "True",
-    });
+    const conditions = (status?.body as { status?: WebApp["status"] })?.status?.conditions;
+    expect(findCondition(conditions, "Reconciling")).toMatchObject({ status: "True" });
+    // Created, not yet seen in the cache: reported as being created, never as existing.
+    expect(findCondition(conditions, "Available")).toMatchObject({ status: "False", reason: "DeploymentCreating" });
     expect(degraded(status)?.status).toBe("False");
   });
 
-  test("whose Deployment turns Available before FIRST_STATUS_WAIT_MS gets Ready as its first and only status", async () => {
+  test("whose children are Available when the pass after its creates runs gets Ready as its first status", async () => {
     const w = world();
     w.stored(testApp());
     await w.created();
-    await w.clock.advance(2_000);
     w.childrenCached();
-    const rolledOut = liveDeployment(testApp());
-    w.cached({ ...rolledOut, metadata: { ...rolledOut.metadata, creationTimestamp: new Date(START).toISOString() } });
+    w.cached(liveDeployment(testApp()));
     expect(await w.reconcile()).toEqual(done());
     const statuses = w.statusWrites().map((a) => (a.body as { status?: WebApp["status"] })?.status?.conditions);
     expect(statuses.map((c) => findCondition(c, "Ready")?.status)).toEqual(["True"]);
   });
 
-  test("whose Deployment is Available by its Service pass gets Ready written in that pass (news someone waits for)", async () => {
+  test("whose Deployment is Available by its Service pass is not Ready before the cache shows the Service", async () => {
     const w = world();
     w.stored(testApp());
     expect(await w.reconcile()).toEqual(requeue(LATER));
-    const rolledOut = liveDeployment(testApp());
-    w.cached({ ...rolledOut, metadata: { ...rolledOut.metadata, creationTimestamp: new Date(START).toISOString() } });
+    w.cached(liveDeployment(testApp()));
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
+    expect(w.statusWrites()).toEqual([]);
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS)); // not Ready: the Service not seen yet
+    const ready = () =>
+      w
+        .statusWrites()
+        .map((a) => findCondition((a.body as { status?: WebApp["status"] })?.status?.conditions, "Ready"));
+    expect(ready()).toMatchObject([{ status: "False" }]);
+    w.resync();
+    w.childrenCached();
     expect(await w.reconcile()).toEqual(done());
-    expect(w.writes().map((a) => `${a.method} ${a.path}`)).toEqual([
-      `POST ${DEPS}`,
-      `POST ${SVCS}`,
-      `PATCH ${APP_PATH}/status`,
-    ]);
-    const [status] = w.statusWrites().map((a) => (a.body as { status?: WebApp["status"] })?.status?.conditions);
-    expect(findCondition(status, "Ready")?.status).toBe("True");
+    expect(ready().map((c) => c?.status)).toEqual(["False", "True"]);
   });
 
   test("whose Deployment create is refused gets its Service created in the same pass, and both reported", async () => {
@@ -321,36 +330,38 @@ describe("a new WebApp", () => {
     await w.clock.settle();
     expect(sent).toEqual(["Deployment", "Service"]);
     pending.shift()?.();
-    expect(await second).toEqual(requeueAfter(FIRST_STATUS_WAIT_MS));
+    expect(await second).toEqual(requeue(IN_TURN));
     expect(w.api.actions).toHaveLength(2);
   });
 
-  test("is announced by one Normal Created event naming both children, once its Service is created", async () => {
+  test("announces what each pass created in that pass (a later pass may never come: another leader)", async () => {
     const w = world();
     w.stored(testApp());
     await w.reconcile();
-    expect(w.events).toEqual([]);
+    const created = (message: string): RecordedEvent => ({
+      on: "WebApp/test-app",
+      type: "Normal",
+      reason: "Created",
+      message,
+    });
+    expect(w.events).toEqual([created("Deployment test-app-deployment created with 3 replicas of nginx:1.25")]);
     await w.reconcile();
     expect(w.events).toEqual([
-      {
-        on: "WebApp/test-app",
-        type: "Normal",
-        reason: "Created",
-        message:
-          "Deployment test-app-deployment created with 3 replicas of nginx:1.25; Service test-app-svc created (port 80 -> 80)",
-      },
+      created("Deployment test-app-deployment created with 3 replicas of nginx:1.25"),
+      created("Service test-app-svc created (port 80 -> 80)"),
     ]);
   });
 
-  test("reconciled again before the watch delivered its children uses what the applies returned: no request", async () => {
+  test("reconciled again before the watch delivered its children uses what the creates returned: no request", async () => {
     const w = world();
     w.stored(testApp());
     await w.created();
+    await w.reconcile(); // writes the first status
     w.resync(); // the status write reached the cache, the children did not
     const before = w.api.actions.length;
-    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.reconcile()).toEqual(requeueAfter(WRITTEN_TTL_MS));
     expect(w.api.actions.length).toBe(before);
-    expect(w.events).toHaveLength(1);
+    expect(w.events).toHaveLength(2);
   });
 
   test("whose child is deleted once the cache has shown it gets it created again at once, the WebApp confirmed beside it", async () => {
@@ -657,16 +668,162 @@ describe("a child this process wrote, gone from the cache", () => {
     expect(await serviceCreatesOfNextPass(w)).toEqual(["POST"]);
   });
 
-  test("a created Service deleted before the cache showed it is looked at again once the memory of it expires", async () => {
+  test("a created Service the watch delivered, and its deletion, before the next pass is created again in that pass, and the WebApp is never Ready without it", async () => {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp()));
+    w.stored(withStatus(testApp(), dep, liveService(testApp())));
+    await w.reconcile(); // creates the Service (the create answered)
+    const created = w.api.object(SERVICE_RESOURCE, "default", "test-app-svc") as KubeObject;
+    w.watched("add", created);
+    await w.api.client.delete(SERVICE_RESOURCE, "test-app-svc", "default");
+    w.watched("delete", created);
+    expect(await serviceCreatesOfNextPass(w)).toEqual(["POST"]);
+    for (const a of w.statusWrites()) {
+      const ready = findCondition((a.body as { status?: WebApp["status"] })?.status?.conditions, "Ready");
+      expect(ready?.status).not.toBe("True");
+    }
+  });
+
+  test("the same when the events came before the create's answer (remembered after the watch saw it go)", async () => {
+    const w = world({
+      wrap: (client) => ({
+        ...client,
+        create: async (rt, obj, o) => {
+          const made = await client.create(rt, obj, o);
+          if (obj.kind === "Service") {
+            w.watched("add", made);
+            await client.delete(SERVICE_RESOURCE, "test-app-svc", "default");
+            w.watched("delete", made);
+          }
+          return made;
+        },
+      }),
+    });
+    const dep = w.cached(liveDeployment(testApp()));
+    w.stored(withStatus(testApp(), dep, liveService(testApp())));
+    await w.reconcile();
+    expect(await serviceCreatesOfNextPass(w)).toEqual(["POST"]);
+  });
+
+  test("a created Service deleted while no watch event came is looked at again once the memory of it expires", async () => {
     const w = world();
     const dep = w.cached(liveDeployment(testApp()));
     w.stored(withStatus(testApp(), dep, liveService(testApp())));
     await w.reconcile(); // creates the Service; the cache never shows it
     await w.api.client.delete(SERVICE_RESOURCE, "test-app-svc", "default");
-    // A pass before the memory expires converges from it (it cannot tell), but asks to be run again by then.
-    expect(await w.reconcile()).toEqual(requeueAfter(WRITTEN_TTL_MS));
+    // A pass before the memory expires cannot tell (no event came): it reports the Service as being created, not
+    // as existing, and asks to be run again by then (here sooner: it is not Ready).
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    const last = w.statusWrites().at(-1)?.body as { status?: WebApp["status"] };
+    expect(findCondition(last?.status?.conditions, "Available")).toMatchObject({ reason: "ServiceCreating" });
     await w.clock.advance(WRITTEN_TTL_MS);
     expect(await serviceCreatesOfNextPass(w)).toEqual(["POST"]);
+  });
+});
+
+describe("under a mutating admission policy (image pinned to a digest, a pod-template label added)", () => {
+  const DIGEST = `sha256:${"0".repeat(64)}`;
+  /** What an image-verifying policy does to every write of a Deployment (idempotent, as admission must be). */
+  const pin = (obj: KubeObject): KubeObject => {
+    if (obj.kind !== "Deployment") return obj;
+    const d = structuredClone(obj) as Record<string, any>;
+    for (const c of d.spec.template.spec.containers) if (!c.image.includes("@")) c.image = `${c.image}@${DIGEST}`;
+    d.spec.template.metadata.labels = { ...d.spec.template.metadata.labels, "policy.example.com/verified": "true" };
+    return d as KubeObject;
+  };
+  /** The Deployment controller having rolled out what is stored, seen by the cache. */
+  const rolledOut = (w: ReturnType<typeof world>): void => {
+    const d = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as Record<string, any>;
+    const n = d.spec.replicas;
+    const status = {
+      observedGeneration: d.metadata.generation,
+      ...{ replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n },
+      conditions: [
+        { type: "Available", status: "True", reason: "MinimumReplicasAvailable" },
+        { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable" },
+      ],
+    };
+    const stored = w.api.put(DEPLOYMENT_RESOURCE, { ...d, status } as unknown as KubeObject);
+    w.deployments.set("default/test-app-deployment", stored);
+  };
+  const image = (w: ReturnType<typeof world>) =>
+    (w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as Record<string, any>).spec.template.spec
+      .containers[0].image;
+  const ready = (w: ReturnType<typeof world>) => findCondition(w.webapps.get(KEY)?.status?.conditions, "Ready");
+  /** Passes until one writes nothing and asks for no pass at once, the caches catching up after each. */
+  async function settle(w: ReturnType<typeof world>): Promise<void> {
+    for (let i = 0; i < 6; i++) {
+      const before = w.writes().length;
+      const outcome = await w.reconcile();
+      w.childrenCached();
+      w.resync();
+      if (w.writes().length === before && outcome.kind !== "requeue") return;
+    }
+    throw new Error("the passes did not settle");
+  }
+
+  test("a WebApp turns Ready, and further passes, a restart or a new leader write nothing", async () => {
+    const w = world();
+    w.api.admit = pin;
+    w.stored(testApp());
+    await settle(w);
+    rolledOut(w);
+    await settle(w);
+    expect(image(w)).toBe(`nginx:1.25@${DIGEST}`);
+    expect(ready(w)?.status).toBe("True");
+    expect(w.webapps.get(KEY)?.status?.admitted).toEqual([
+      {
+        kind: "Deployment",
+        path: "spec.template.spec.containers[app].image",
+        sent: '"nginx:1.25"',
+        stored: `"nginx:1.25@${DIGEST}"`,
+      },
+    ]);
+    const writes = w.writes().length;
+    const events = w.events.length;
+    for (let i = 0; i < 3; i++) expect(await w.reconcile()).toEqual(done());
+    w.restart();
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes().length).toBe(writes);
+    expect(w.events.length).toBe(events);
+  });
+
+  test("someone's scale is reverted (Scaled, the pinned image not taken for drift), and a new image rolls out to Ready", async () => {
+    const w = world();
+    w.api.admit = pin;
+    w.stored(testApp());
+    await settle(w);
+    rolledOut(w);
+    await settle(w);
+    const applies = () => w.writes().filter((a) => a.path === DEP_PATH && a.contentType === APPLY).length;
+    expect(applies()).toBe(0);
+    const scaled = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as Record<string, any>;
+    w.cached(
+      w.api.put(DEPLOYMENT_RESOURCE, { ...scaled, spec: { ...scaled.spec, replicas: 5 } } as unknown as KubeObject),
+    );
+    await w.reconcile();
+    expect(applies()).toBe(1);
+    expect(w.events.at(-1)).toMatchObject({
+      reason: "Scaled",
+      message: "Deployment test-app-deployment updated to 3 replicas",
+    });
+    await settle(w);
+    rolledOut(w);
+    await settle(w);
+    expect(ready(w)?.status).toBe("True");
+
+    w.stored({ ...testApp({ image: "nginx:1.26" }), metadata: { ...testApp().metadata, generation: 2 } } as WebApp);
+    w.webapps.set(KEY, { ...(w.api.object(WEBAPP_RESOURCE, "default", "test-app") as WebAppObject) });
+    await settle(w);
+    expect(image(w)).toBe(`nginx:1.26@${DIGEST}`);
+    expect(ready(w)?.status).not.toBe("True"); // the Deployment controller has not observed it yet
+    rolledOut(w);
+    await settle(w);
+    expect(ready(w)).toMatchObject({ status: "True", observedGeneration: 2 });
+    expect(w.webapps.get(KEY)?.status?.admitted?.[0]?.sent).toBe('"nginx:1.26"');
+    const writes = w.writes().length;
+    expect(await w.reconcile()).toEqual(done());
+    expect(w.writes().length).toBe(writes);
   });
 });
 
@@ -984,7 +1141,9 @@ describe("pods that cannot run", () => {
   test("are not read while a WebApp became not Ready less than POD_CHECK_AFTER_MS ago: it looks again then", async () => {
     const w = world();
     w.stored(testApp());
-    expect(await w.created()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    await w.created();
+    w.childrenCached();
+    expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     expect(podLists(w)).toEqual([]);
   });
 
@@ -1241,10 +1400,9 @@ describe("a status already superseded by a newer queued pass", () => {
   test("is not written while it only reports progress: the queued pass writes what it observes", async () => {
     const w = world();
     w.stored(testApp());
-    await w.reconcile();
-    await w.clock.advance(FIRST_STATUS_WAIT_MS); // past the first status's wait (first-status.ts)
+    await w.created();
     w.childrenCached();
-    expect(await w.reconcile(true)).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(await w.reconcile(true)).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     expect(w.statusWrites()).toEqual([]); // Reconciling: the rollout has not started
     await w.reconcile(false);
     expect(w.statusWrites()).toHaveLength(1);
@@ -1279,7 +1437,6 @@ describe("a status already superseded by a newer queued pass", () => {
     const w = world();
     w.stored(testApp());
     await w.created();
-    await w.clock.advance(FIRST_STATUS_WAIT_MS);
     w.childrenCached();
     await w.reconcile(false);
     expect(w.statusWrites()).toHaveLength(1);

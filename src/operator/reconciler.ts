@@ -3,9 +3,11 @@
  * converge the Deployment and the Service (children.ts), write the status last and only when it changed.
  *
  * Properties: level-based; unchanged objects cost zero requests; a new WebApp costs two passes of one round trip
- * each, then one status write when it turns Ready (first-status.ts): the first creates its Deployment and asks for
- * a pass at LATER priority (child-priority.ts), which creates its Service behind the passes events queued
- * (children.ts has why, and what the passes remember between calls: the children written, the owner check).
+ * each: the first creates its Deployment and asks for a pass at LATER priority (child-priority.ts), which creates
+ * its Service behind the passes events queued (children.ts has why, and what the passes remember between calls:
+ * the children written, the owner check); the pass after that writes its first status, and the status is written
+ * again as it changes (Ready). A field admission stored otherwise on our own write is not drift (admission.ts): its
+ * record travels in the status, so no restart or new leader writes it again.
  * A child that cannot be written is reported in the status before the error goes to the controller to retry with
  * backoff; someone else's object is never touched, and looked at again after RECHECK_MS; a WebApp that is not
  * Ready is looked at again until it is, and after POD_CHECK_AFTER_MS its pods are read (never cached) to report
@@ -14,8 +16,7 @@
  * The status is written by status-write.ts: not when already stale (a newer pass is queued), nor by a pass that
  * wrote a child with nothing wrong (it asks for a pass at IN_TURN priority, which reads what the write came back
  * as and writes that), unless it turns Ready or Stalled True; and told to deps.echoes first, so that the update
- * event carrying it back runs no pass (status-echo.ts). A new WebApp's first status waits while its Deployment is
- * young and nothing is wrong (first-status.ts).
+ * event carrying it back runs no pass (status-echo.ts).
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { formatIssues, type Issue, parseWebApp } from "../api/parse.ts";
@@ -27,11 +28,12 @@ import type { Logger } from "../runtime/logger.ts";
 import { done, requeue, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
 import { isPodFailureReason } from "../readiness/pods.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
+import type { SourceEvent } from "../runtime/source.ts";
+import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { type Cache, type ChildrenMemory, childrenMemory, convergeChildren, type Observed } from "./children.ts";
 import { deploymentName, serviceName } from "./desired.ts";
 import { ExpiringMap, WRITTEN_TTL_MS } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
-import { firstRolloutStart, firstStatusWait } from "./first-status.ts";
 import { podFailures } from "./pod-failures.ts";
 import { computeStatus, podProblems } from "./status.ts";
 import type { StatusEchoes } from "./status-echo.ts";
@@ -64,14 +66,41 @@ interface Memory {
   children: ChildrenMemory;
   /** Keys whose status a pass that wrote a child left to the next pass within WRITTEN_TTL_MS: that one writes it. */
   statusLeft: ExpiringMap<true>;
+  /**
+   * By WebApp uid: admission records (admission.ts) a pass computed that the cached WebApp's status does not carry
+   * yet (its write was left, or has not come back); dropped once the cached status carries them.
+   */
+  admitted: ExpiringMap<AdmittedField[]>;
 }
 
-export function createWebAppReconciler(deps: ReconcilerDeps): Reconciler {
+/** The reconciler, and where the watch tells it of every child event (WrittenChildren.observed). */
+export interface WebAppReconciler extends Reconciler {
+  observeChild(e: SourceEvent<KubeObject>): void;
+}
+
+export function createWebAppReconciler(deps: ReconcilerDeps): WebAppReconciler {
   const memory: Memory = {
     children: childrenMemory(deps.clock),
     statusLeft: new ExpiringMap<true>(deps.clock, WRITTEN_TTL_MS),
+    admitted: new ExpiringMap<AdmittedField[]>(deps.clock, ADMITTED_TTL_MS),
   };
-  return (req, signal) => reconcile(deps, memory, req, signal);
+  const reconciler = (req: Request, signal: AbortSignal) => reconcile(deps, memory, req, signal);
+  return Object.assign(reconciler, {
+    observeChild: (e: SourceEvent<KubeObject>) => memory.children.written.observed(e.object, e.type === "delete"),
+  });
+}
+
+/** How long an admission record waits for its status write (the pass after a write writes it within seconds). */
+const ADMITTED_TTL_MS = 10 * 60_000;
+
+/** The admission records of a WebApp: this process's newest, else what its cached status carries. */
+function admittedOf(memory: Memory, webapp: WebAppObject): AdmittedField[] {
+  const uid = webapp.metadata.uid;
+  const stored = webapp.status?.admitted ?? [];
+  const mine = uid === undefined ? undefined : memory.admitted.get(uid);
+  if (mine === undefined) return stored;
+  if (sameAdmitted(mine, stored) && uid !== undefined) memory.admitted.delete(uid);
+  return mine;
 }
 
 async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, signal: AbortSignal): Promise<Outcome> {
@@ -82,14 +111,17 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   if (!parsed.ok) return reportInvalid(deps, req, webapp, parsed.issues, signal);
 
   const reconciledBefore = (webapp.status?.conditions?.length ?? 0) > 0; // every status we write has conditions
-  const observed = await convergeChildren(deps, memory.children, parsed.webapp, reconciledBefore, signal);
+  const admitted = admittedOf(memory, webapp);
+  const observed = await convergeChildren(deps, memory.children, parsed.webapp, reconciledBefore, admitted, signal);
   if (observed.kind === "ownerGone") {
     // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
     return done();
   }
-  if (observed.kind === "serviceLater") return requeue(LATER); // nothing to report yet: the rollout just began
-  const outcome = await settle(deps, memory, req, webapp, parsed.webapp, observed, reconciledBefore, signal);
+  const uid = webapp.metadata.uid;
+  if (uid !== undefined && !sameAdmitted(observed.admitted, admitted)) memory.admitted.set(uid, observed.admitted);
+  if (observed.kind === "serviceLater") return requeue(LATER); // the Service pass follows at once when idle
+  const outcome = await settle(deps, memory, req, webapp, parsed.webapp, observed, signal);
   // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
   const sooner = outcome.kind === "requeue" || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS);
   if (!observed.unseen || sooner) return outcome;
@@ -104,16 +136,13 @@ async function settle(
   webapp: WebAppObject,
   parsed: WebApp,
   observed: Extract<Observed, { kind: "observed" }>,
-  reconciledBefore: boolean,
   signal: AbortSignal,
 ): Promise<Outcome> {
   const { live, problems, failure } = observed;
   const now = deps.clock.now();
-  let status = computeStatus(webapp, live.Deployment, live.Service, problems, now);
-  const rolloutStart = firstRolloutStart(reconciledBefore, live.Deployment);
-  const firstWait = firstStatusWait(rolloutStart, status, now);
-  if (firstWait !== undefined) return requeueAfter(firstWait); // first-status.ts: nothing to report yet
-  const notReady = live.Deployment && notReadyFor(status, now, rolloutStart);
+  const seen = { pending: observed.pending, admitted: observed.admitted };
+  let status = computeStatus(webapp, live.Deployment, live.Service, problems, now, seen);
+  const notReady = live.Deployment && notReadyFor(status, now);
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
   const wantPods =
@@ -127,7 +156,7 @@ async function settle(
   if (wantPods && !req.superseded() && !leave) {
     const failures = await podFailures(deps, parsed, now, signal);
     if (failures.length > 0)
-      status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now);
+      status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now, seen);
   }
   const written = await writeStatus(deps, req, webapp, status, signal, leave);
   if (leave && written === "left") memory.statusLeft.set(req.key, true);
@@ -147,13 +176,13 @@ function podFailureReported(status: WebAppStatus | undefined): boolean {
 }
 
 /**
- * How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime, or since
- * `since` if earlier: the start of the rollout of a first status); undefined when Ready.
+ * How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime, which this
+ * operator's clock wrote); undefined when Ready.
  */
-function notReadyFor(status: WebAppStatus, now: number, since = Number.POSITIVE_INFINITY): number | undefined {
+function notReadyFor(status: WebAppStatus, now: number): number | undefined {
   const ready = findCondition(status.conditions, "Ready");
   if (!ready || ready.status === "True") return undefined;
-  return Math.max(0, now - Math.min(Date.parse(ready.lastTransitionTime), since));
+  return Math.max(0, now - Date.parse(ready.lastTransitionTime));
 }
 
 /** Degraded/InvalidSpec naming the field; the children this WebApp still controls are reported on as they are. */

@@ -122,12 +122,13 @@ describe("computeStatus", () => {
     expect(byType(st).Available).toEqual(["True", "DeploymentAvailable", "3/5 replicas are ready"]);
   });
 
-  test("a new image is reported first as pending, then as replicas updated", () => {
+  test("a new image is in progress until the Deployment controller observed the generation our apply produced, then as replicas updated", () => {
     const next = testApp({ image: "nginx:1.26" });
-    expect(byType(computeStatus(next, deployment(), service(), [], T0)).Progressing).toEqual([
+    const applied = deployment({ generation: 2, observedGeneration: 1, image: "nginx:1.26" });
+    expect(byType(computeStatus(next, applied, service(), [], T0)).Progressing).toEqual([
       "True",
       "RollingOut",
-      "updating to image nginx:1.26",
+      "waiting for the Deployment controller to observe the latest spec",
     ]);
     const rolling = deployment({ generation: 2, image: "nginx:1.26", replicas: 4, updated: 1 });
     expect(byType(computeStatus(next, rolling, service(), [], T0)).Progressing).toEqual([
@@ -135,6 +136,36 @@ describe("computeStatus", () => {
       "RollingOut",
       "1 of 3 new replicas have been updated",
     ]);
+  });
+
+  test("a Deployment whose image admission pinned to a digest is Ready: nothing is compared with the spec", () => {
+    const pinned = deployment({ image: `nginx@sha256:${"a".repeat(64)}` });
+    expect(byType(computeStatus(testApp(), pinned, service(), [], T0)).Ready).toEqual([
+      "True",
+      "Available",
+      "3/3 replicas are ready",
+    ]);
+  });
+
+  test("children the cache has not shown yet are reported as being created, never as existing", () => {
+    const st = computeStatus(testApp(), deployment(), undefined, [], T0, { pending: ["Service"] });
+    expect(byType(st).Available).toEqual([
+      "False",
+      "ServiceCreating",
+      "creating Service test-app-svc; 3/3 replicas are ready",
+    ]);
+    const first = computeStatus(testApp(), undefined, undefined, [], T0, { pending: ["Deployment", "Service"] });
+    expect(byType(first).Available).toEqual(["False", "DeploymentCreating", "creating Deployment test-app-deployment"]);
+    expect(byType(first).Progressing).toEqual(["True", "RollingOut", "creating Deployment test-app-deployment"]);
+  });
+
+  test("carries the admission records it is given, else the stored ones, and compares them", () => {
+    const admitted = [{ kind: "Deployment", path: "spec.replicas", sent: "3", stored: "2" }];
+    const st = computeStatus(testApp(), deployment(), service(), [], T0, { admitted });
+    expect(st.admitted).toEqual(admitted);
+    expect(computeStatus(withStatus(testApp(), st), deployment(), service(), [], T1).admitted).toEqual(admitted);
+    expect(statusEqual(st, { ...st, admitted: [] })).toBe(false);
+    expect(statusEqual({ ...st, admitted: [] }, { ...st, admitted: undefined })).toBe(true);
   });
 
   test("old replicas still terminating keep the rollout in progress", () => {

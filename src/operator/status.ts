@@ -21,8 +21,14 @@
  * - An invalid spec is detected here (InvalidSpec, naming the field); the reconciler need not pass it.
  * - Counts come from the Deployment's status (0 without one); observedGeneration (top level and on every
  *   condition) is metadata.generation, as kstatus requires.
+ * - What is observed, not what is compared: the Deployment passed in is the one our last write returned, or newer
+ *   (the reconciler's), so its rollout is what `kubectl rollout status` says of it (its observedGeneration reaching
+ *   its generation), never a comparison of its fields with the spec, which admission may have rewritten.
+ * - A child the cache has not shown yet (`pending`: just created, or only remembered) is reported as being
+ *   created, never as existing. The admission records (admission.ts) are carried in `admitted`.
  */
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
+import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
 import type { Condition, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -30,8 +36,7 @@ import { type DeploymentView, type RolloutState, readDeployment, rolloutState } 
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { controllerOf } from "./diff.ts";
-import { WEBAPP_CONTAINER_NAME, deploymentName, serviceName, webAppSelector } from "./desired.ts";
-import { record } from "../readiness/_json.ts";
+import { deploymentName, serviceName, webAppSelector } from "./desired.ts";
 
 /** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
 export type ProblemReason =
@@ -83,18 +88,27 @@ export function podProblems(failures: readonly PodFailure[]): Problem[] {
   });
 }
 
+/** What the reconciler saw besides the children: those not in the cache yet, and the admission records. */
+export interface Seen {
+  pending?: readonly ("Deployment" | "Service")[];
+  /** Default: what the stored status carries. */
+  admitted?: readonly AdmittedField[];
+}
+
 export function computeStatus(
   webapp: WebAppObject,
   deployment: KubeObject | undefined,
   service: KubeObject | undefined,
   problems: readonly Problem[],
   now: number,
+  seen: Seen = {},
 ): WebAppStatus {
   const name = webapp.metadata.name ?? "";
   const parsed = parseWebAppSpec(webapp);
   const dep = deployment ? readDeployment(deployment) : undefined;
-  const depImage = deployment ? templateImage(deployment) : undefined;
   const spec = parsed.ok ? parsed.spec : undefined;
+  const pending = seen.pending ?? [];
+  const admitted = seen.admitted ?? webapp.status?.admitted ?? [];
   const desiredReplicas = spec?.replicas ?? dep?.specReplicas ?? 0;
   const found: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
@@ -103,10 +117,10 @@ export function computeStatus(
     const message = `the spec is invalid: ${issues}; fix it (${edit})`;
     found.unshift({ reason: "InvalidSpec", message });
   }
-  const rollout = dep && webAppRollout(dep, depImage, desiredReplicas, spec?.image ?? depImage);
+  const rollout = dep && rolloutState(dep);
   if (dep && rollout) found.push(...deploymentProblems(name, dep, rollout));
 
-  const available = availableCondition(name, dep, service, desiredReplicas);
+  const available = availableCondition(name, dep, service, desiredReplicas, pending);
   const progressing: ConditionState = rollout
     ? cond(
         "Progressing",
@@ -114,7 +128,7 @@ export function computeStatus(
         rollout.kind === "progressing" ? "RollingOut" : rollout.reason,
         rollout.message,
       )
-    : found.length > 0
+    : found.length > 0 && !pending.includes("Deployment")
       ? cond("Progressing", false, "Blocked", "cannot create the Deployment; see the Stalled or Degraded condition")
       : cond("Progressing", true, "RollingOut", `creating Deployment ${deploymentName(name)}`);
   const first = found[0];
@@ -132,6 +146,7 @@ export function computeStatus(
     availableReplicas: dep?.availableReplicas ?? 0,
     selector: webAppSelector(name),
     conditions: withTransitionTimes(conditions, webapp.status?.conditions, now, generation),
+    ...(admitted.length > 0 ? { admitted: [...admitted] } : {}),
   };
 }
 
@@ -153,8 +168,11 @@ function availableCondition(
   dep: DeploymentView | undefined,
   service: KubeObject | undefined,
   desired: number,
+  pending: readonly string[],
 ): ConditionState {
   const ready = `${dep?.readyReplicas ?? 0}/${desired} replicas are ready`;
+  if (!dep && pending.includes("Deployment"))
+    return cond("Available", false, "DeploymentCreating", `creating Deployment ${deploymentName(name)}`);
   if (!dep)
     return cond(
       "Available",
@@ -162,6 +180,8 @@ function availableCondition(
       "DeploymentNotFound",
       `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
     );
+  if (!service && pending.includes("Service"))
+    return cond("Available", false, "ServiceCreating", `creating Service ${serviceName(name)}; ${ready}`);
   if (!service)
     return cond(
       "Available",
@@ -204,6 +224,7 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
     a.readyReplicas === b.readyReplicas &&
     a.availableReplicas === b.availableReplicas &&
     a.selector === b.selector &&
+    sameAdmitted(a.admitted, b.admitted) &&
     conditionsEqual(withoutFalseAbnormal(a.conditions), withoutFalseAbnormal(b.conditions))
   );
 }
@@ -214,29 +235,4 @@ function withoutFalseAbnormal(conditions: readonly Condition[] | undefined): Con
 
 function cond(type: string, on: boolean, reason: string, message: string): ConditionState {
   return { type, status: on ? "True" : "False", reason, message };
-}
-
-/** Image of the "app" container in a Deployment's pod template. */
-function templateImage(obj: KubeObject): string | undefined {
-  const spec = record(record(record(obj.spec).template).spec);
-  const containers = Array.isArray(spec.containers) ? spec.containers.map(record) : [];
-  const image = containers.find((c) => c.name === WEBAPP_CONTAINER_NAME)?.image;
-  return typeof image === "string" ? image : undefined;
-}
-
-/**
- * The WebApp's rollout: in progress while the Deployment does not carry the WebApp's image and replicas yet
- * (our apply is not in the cache, or failed), then what `kubectl rollout status` would say (readiness/).
- */
-function webAppRollout(
-  dep: DeploymentView,
-  depImage: string | undefined,
-  desired: number,
-  image: string | undefined,
-): RolloutState {
-  if (image !== undefined && depImage !== image)
-    return { kind: "progressing", reason: "SpecNotObserved", message: `updating to image ${image}` };
-  if (dep.specReplicas !== undefined && dep.specReplicas !== desired)
-    return { kind: "progressing", reason: "SpecNotObserved", message: `scaling to ${desired} replicas` };
-  return rolloutState(dep);
 }
