@@ -10,7 +10,9 @@
  *   Deployment not created (someone else's object in the way, a refusal) has the Service converged in the same
  *   pass, after it (unless the WebApp turned out gone).
  * - One Created event names what a pass created, sent by that pass: an announcement left to a later pass would be
- *   lost if that pass never comes (another leader takes over in between).
+ *   lost if that pass never comes (another leader takes over in between). A new WebApp's is sent by the pass that
+ *   creates its Deployment and names its Service as next; the Service pass announces nothing more, unless it is
+ *   another leader's (which does not know).
  * - A child is reported (`live`) only once the cache has shown it: one this pass created, or one only the memory
  *   of our write stands for, is `pending`, which the status reports as being created, never as existing.
  * - Remembers between passes, bounded and expiring (expectations.ts): the children it wrote until the cache shows
@@ -190,7 +192,11 @@ function decide(
         break;
     }
   }
-  announceCreated(ctx, created);
+  // A new WebApp's Service, left to the next pass, is announced with its Deployment, as next: one event for both,
+  // sent now. That pass does not announce it again, unless it does not know (another leader runs it).
+  const announced = uid !== undefined && memory.serviceLater.get(uid) !== undefined;
+  const next = serviceLater ? (children[1] as PassChild).child : undefined;
+  announceCreated(ctx, announced ? created.filter((c) => c.kind !== "Service") : created, next);
   if (uid === undefined) return observed;
   if (ownerGone) memory.gone.set(uid, true);
   else if (created.length > 0) memory.created.set(uid, true);

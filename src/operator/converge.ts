@@ -146,10 +146,18 @@ async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<Child
   return { kind: "converged", live: created, wrote: "created", admitted };
 }
 
-/** One Normal event for the children created in one pass: "Deployment x created ...; Service y created ...". */
-export function announceCreated(ctx: Pick<ConvergeContext, "recorder" | "webapp">, created: readonly Child[]): void {
+/**
+ * One Normal event for the children created in one pass: "Deployment x created ...; Service y created ...", and
+ * the child the next pass creates, if any: "...; Service y next".
+ */
+export function announceCreated(
+  ctx: Pick<ConvergeContext, "recorder" | "webapp">,
+  created: readonly Child[],
+  next?: Child,
+): void {
   if (created.length === 0) return;
   const message = created.map((c) => `${c.kind} ${c.desired.metadata.name} created${describeSpec(ctx.webapp, c)}`);
+  if (next) message.push(`${next.kind} ${next.desired.metadata.name} next${describeSpec(ctx.webapp, next)}`);
   ctx.recorder.event(ctx.webapp, "Normal", REASON.created, message.join("; "));
 }
 
