@@ -19,7 +19,7 @@ import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import type { ManagerEntry } from "./ownership.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
-import { computeStatus } from "./status.ts";
+import { computeStatus, podProblems } from "./status.ts";
 
 const START = Date.UTC(2024, 4, 1, 12, 0, 0);
 const KEY = "default/test-app";
@@ -689,6 +689,32 @@ describe("a child this process wrote, gone from the cache", () => {
       const ready = findCondition((a.body as { status?: WebApp["status"] })?.status?.conditions, "Ready");
       expect(ready?.status).not.toBe("True");
     }
+  });
+
+  test("a Service the watch deleted while the pass ran (after it read the cache) is not counted in a Ready status", async () => {
+    let w: ReturnType<typeof world> | undefined;
+    w = world({
+      wrap: (client) => ({
+        ...client,
+        list: async (rt, o) => {
+          const svc = w?.services.get("default/test-app-svc");
+          if (svc) w?.watched("delete", svc); // deleted while the pass reads the pods (its reported crash is over)
+          return client.list(rt, o);
+        },
+      }),
+    });
+    const dep = w.cached(liveDeployment(testApp()));
+    const svc = w.cached(liveService(testApp()));
+    const crashed = podProblems([{ pod: "test-app-1", reason: "CrashLoopBackOff", message: "back-off restarting" }]);
+    w.stored({ ...testApp(), status: computeStatus(testApp(), dep, svc, crashed, START - 60_000) });
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN));
+    expect(w.statusWrites()).toEqual([]); // Ready would have been news, written at once: not with the Service gone
+    await w.reconcile(); // the pass the deletion queued creates it again, and reports it as being created
+    expect(w.writes().map((a) => `${a.method} ${a.path}`)).toContain(`POST ${SVCS}`);
+    for (const a of w.statusWrites())
+      expect(findCondition((a.body as { status?: WebApp["status"] })?.status?.conditions, "Ready")?.status).not.toBe(
+        "True",
+      );
   });
 
   test("the same when the events came before the create's answer (remembered after the watch saw it go)", async () => {

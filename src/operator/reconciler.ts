@@ -158,6 +158,9 @@ async function settle(
     if (failures.length > 0)
       status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now, seen);
   }
+  // A child the status counts went from the cache while this pass ran (its deletion queued the pass that reports
+  // it): this status would claim what is no longer true, so it is not written.
+  if (failure === undefined && !stillCached(deps, live)) return requeue(IN_TURN);
   const written = await writeStatus(deps, req, webapp, status, signal, leave);
   if (leave && written === "left") memory.statusLeft.set(req.key, true);
   else memory.statusLeft.delete(req.key);
@@ -167,6 +170,15 @@ async function settle(
   if (wantPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();
   return requeueAfter(POD_CHECK_AFTER_MS - notReady);
+}
+
+/** Every child in `live` is still in its cache, the same object (uid) as this pass used. */
+function stillCached(deps: ReconcilerDeps, live: Extract<Observed, { kind: "observed" }>["live"]): boolean {
+  return Object.entries(live).every(([kind, obj]) => {
+    const cache = kind === "Service" ? deps.services : deps.deployments;
+    const { namespace, name, uid } = obj.metadata;
+    return cache.get(`${namespace}/${name}`)?.metadata.uid === uid;
+  });
 }
 
 /** The stored status says Stalled because of a pod (readiness/pods.ts). */
