@@ -38,6 +38,13 @@ export {
   LEASES as LEASE_RESOURCE,
   SERVICES as SERVICE_RESOURCE,
 } from "../kube/resources.ts";
+import { DEPLOYMENTS, SERVICES } from "../kube/resources.ts";
+
+/**
+ * The resources of a WebApp's children, the workload first: what the install's RBAC grants and the uninstall
+ * lists. operator/child-kinds.ts describes each kind in full; a test keeps the two equal.
+ */
+export const CHILD_RESOURCES: readonly ResourceType[] = [DEPLOYMENTS, SERVICES];
 
 /** Suffixes of the owned objects' names. */
 export const DEPLOYMENT_SUFFIX = "-deployment";

@@ -10,7 +10,7 @@
  * - Names of cluster-scoped objects carry the install namespace, so two installs (say devctl-system
  *   and a test namespace) never overwrite each other's bindings.
  */
-import { GROUP, PLURAL } from "../api/webapp.ts";
+import { CHILD_RESOURCES, GROUP, PLURAL } from "../api/webapp.ts";
 import { LEASES } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
 
@@ -39,9 +39,8 @@ export function operatorRules(): PolicyRule[] {
     // Owned objects carry ownerReferences with blockOwnerDeletion=true; clusters that enable the
     // OwnerReferencesPermissionEnforcement admission plugin (OpenShift does) require this to set it.
     { apiGroups: [GROUP], resources: [`${PLURAL}/finalizers`], verbs: ["update"] },
-    // The children: looked up, created, cached (list/watch), server-side applied (patch).
-    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...CHILD_VERBS] },
-    { apiGroups: [""], resources: ["services"], verbs: [...CHILD_VERBS] },
+    // The children (api's CHILD_RESOURCES): looked up, created, cached (list/watch), server-side applied (patch).
+    ...CHILD_RESOURCES.map((rt) => ({ apiGroups: [rt.group], resources: [rt.plural], verbs: [...CHILD_VERBS] })),
     // Pods of a WebApp that is not Ready are listed on demand to report why (reconciler.ts podFailures);
     // never watched or cached, never read one by one, never written.
     { apiGroups: [""], resources: ["pods"], verbs: ["list"] },

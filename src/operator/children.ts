@@ -1,25 +1,25 @@
 /**
- * One pass over a WebApp's two children (converge.ts converges each): which go now, what the pass remembers, and
- * what it observed, for the reconciler to report on.
+ * One pass over a WebApp's children, one of each kind of child-kinds.ts (converge.ts converges each): which go now,
+ * what the pass remembers, and what it observed, for the reconciler to report on.
  *
  * Properties:
- * - Both children are converged at once, except for a new WebApp's (no status yet): when neither exists, the
- *   Deployment is created alone and the pass ends as serviceLater (the reconciler asks for a pass at LATER
- *   priority, which creates the Service). In a burst every rollout (the slow part: the ReplicaSet, the pods, their
- *   readiness) starts before the Services are created; on a quiet queue the second pass follows at once. A
- *   Deployment not created (someone else's object in the way, a refusal) has the Service converged in the same
+ * - Every child is converged at once, except for a new WebApp's (no status yet): when none exists, the workload
+ *   (the Deployment) is created alone and the pass ends as othersLater (the reconciler asks for a pass at LATER
+ *   priority, which creates the others: the Service). In a burst every rollout (the slow part: the ReplicaSet, the
+ *   pods, their readiness) starts before the Services are created; on a quiet queue the second pass follows at
+ *   once. A workload not created (someone else's object in the way, a refusal) has the others converged in the same
  *   pass, after it (unless the WebApp turned out gone).
  * - One Created event names what a pass created, sent by that pass: an announcement left to a later pass would be
  *   lost if that pass never comes (another leader takes over in between). A new WebApp's is sent by the pass that
- *   creates its Deployment and names its Service as next; the Service pass announces nothing more, unless it is
- *   another leader's (which does not know).
+ *   creates its workload and names the others as next; their pass announces nothing more, unless it is another
+ *   leader's (which does not know).
  * - A child is reported (`live`) only once the cache has shown it: one this pass created, or one only the memory
  *   of our write stands for, is `pending`, which the status reports as being created, never as existing.
  * - Remembers between passes, bounded and expiring (expectations.ts): the children it wrote until the cache shows
  *   them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound or
  *   Conflict about one drops it, and the child is converged from the cache in the same pass); the WebApps it
  *   created children for in the last CREATED_TTL_MS, and those the API server said are gone, for the owner check
- *   below; and the WebApps whose Service was left to the next pass.
+ *   below; and the WebApps whose other children were left to the next pass.
  * - The owner check: a cached WebApp may be gone from the API server (the cache lags). A creation for it is
  *   harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not: collected
  *   children reconcile the stale WebApp again, which would create them again. So a creation that may be a
@@ -27,18 +27,18 @@
  *   (ownerGone) nothing is created for its uid again: for a WebApp this process created children for within
  *   CREATED_TTL_MS, or one that has a status (reconciledBefore: a missing child was deleted, by someone or by the
  *   collector as the WebApp is gone). A new WebApp (no status, nothing created) creates without asking, and so
- *   does the Service pass of one (its Service's first creation). An adoption always asks first.
+ *   does the pass after its workload's (the others' first creation). An adoption always asks first.
  */
 import type { WebApp, WebAppObject } from "../api/webapp.ts";
-import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
+import { CHILD_KINDS, type PerKind } from "./child-kinds.ts";
 import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
-import { desiredDeployment, desiredService } from "./desired.ts";
 import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
 import type { Problem } from "./status.ts";
 
@@ -49,8 +49,8 @@ export interface Cache<T> {
 
 export interface ChildrenDeps {
   client: KubeClient;
-  deployments: Cache<KubeObject>;
-  services: Cache<KubeObject>;
+  /** Every child of its kind, by "namespace/name" (child-kinds.ts). */
+  children: PerKind<Cache<KubeObject>>;
   recorder: EventRecorder;
   logger: Logger;
 }
@@ -62,8 +62,8 @@ export interface ChildrenMemory {
   created: ExpiringMap<true>;
   /** uids of WebApps the API server said are gone (or being deleted): a uid never comes back. */
   gone: ExpiringMap<true>;
-  /** uids of WebApps whose Deployment this process created, their Service left to the next pass (its first creation). */
-  serviceLater: ExpiringMap<true>;
+  /** uids of WebApps whose workload this process created, the others left to the next pass (their first creation). */
+  othersLater: ExpiringMap<true>;
 }
 
 export function childrenMemory(clock: Clock): ChildrenMemory {
@@ -71,14 +71,14 @@ export function childrenMemory(clock: Clock): ChildrenMemory {
     written: new WrittenChildren(clock),
     created: new ExpiringMap<true>(clock, CREATED_TTL_MS),
     gone: new ExpiringMap<true>(clock, CREATED_TTL_MS),
-    serviceLater: new ExpiringMap<true>(clock, CREATED_TTL_MS),
+    othersLater: new ExpiringMap<true>(clock, CREATED_TTL_MS),
   };
 }
 
 export type Observed =
   | { kind: "ownerGone" }
-  /** The Deployment of a new WebApp was created (and what admission made of it); its Service is for the next pass. */
-  | { kind: "serviceLater"; admitted: AdmittedField[] }
+  /** The workload of a new WebApp was created (and what admission made of it); the others are for the next pass. */
+  | { kind: "othersLater"; admitted: AdmittedField[] }
   | {
       kind: "observed";
       /** The children the cache has shown, as last written or cached. */
@@ -114,20 +114,21 @@ export async function convergeChildren(
 ): Promise<Observed> {
   const uid = webapp.metadata.uid;
   if (uid !== undefined && memory.gone.get(uid)) return { kind: "ownerGone" }; // the cache still lags
-  const children = childrenOf(deps, webapp).map(([child, cache]): PassChild => {
+  const children = CHILD_KINDS.map(({ kind, rt, desired }): PassChild => {
+    const child: Child = { kind, rt, desired: desired(webapp) };
     const key = keyOf(child.desired);
-    const cached = cache.get(key);
+    const cached = deps.children[kind].get(key);
     return { child, key, cached, found: memory.written.resolve(key, cached) };
   });
-  const [deployment, service] = children as [PassChild, PassChild];
-  // Our Deployment there and the Service left to this pass: the Service's first creation, no re-creation.
-  const serviceFirst = uid !== undefined && memory.serviceLater.get(uid) !== undefined && !!deployment.found;
+  const [workload, ...others] = children as [PassChild, ...PassChild[]];
+  // Our workload there and the others left to this pass: their first creation, no re-creation.
+  const othersFirst = uid !== undefined && memory.othersLater.get(uid) !== undefined && !!workload.found;
   let ownerCheck: Promise<boolean> | undefined;
   const ctx: ConvergeContext = {
     ...deps,
     webapp,
     ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
-    confirmOwner: reconciledBefore || uid === undefined || (memory.created.get(uid) !== undefined && !serviceFirst),
+    confirmOwner: reconciledBefore || uid === undefined || (memory.created.get(uid) !== undefined && !othersFirst),
     admitted,
     signal,
   };
@@ -139,10 +140,10 @@ export async function convergeChildren(
   };
   let outcomes: ChildOutcome[];
   let later = false;
-  if (!reconciledBefore && uid !== undefined && !deployment.found && !service.found) {
-    const first = await converge(deployment);
+  if (!reconciledBefore && uid !== undefined && children.every((c) => !c.found)) {
+    const first = await converge(workload);
     later = first.kind === "converged" && first.wrote === "created";
-    outcomes = later || first.kind === "ownerGone" ? [first] : [first, await converge(service)];
+    outcomes = later || first.kind === "ownerGone" ? [first] : [first, ...(await Promise.all(others.map(converge)))];
   } else outcomes = await Promise.all(children.map(converge));
   return decide(ctx, memory, children, outcomes, later);
 }
@@ -153,7 +154,7 @@ function decide(
   memory: ChildrenMemory,
   children: readonly PassChild[],
   outcomes: readonly ChildOutcome[],
-  serviceLater: boolean,
+  othersLater: boolean,
 ): Observed {
   const uid = ctx.webapp.metadata.uid;
   const unseen = children.some((c) => c.cached === undefined && c.found !== undefined);
@@ -192,27 +193,21 @@ function decide(
         break;
     }
   }
-  // A new WebApp's Service, left to the next pass, is announced with its Deployment, as next: one event for both,
-  // sent now. That pass does not announce it again, unless it does not know (another leader runs it).
-  const announced = uid !== undefined && memory.serviceLater.get(uid) !== undefined;
-  const next = serviceLater ? (children[1] as PassChild).child : undefined;
-  announceCreated(ctx, announced ? created.filter((c) => c.kind !== "Service") : created, next);
+  // A new WebApp's other children, left to the next pass, are announced with its workload, as next: one event for
+  // all, sent now. That pass does not announce them again, unless it does not know (another leader runs it).
+  const announced = uid !== undefined && memory.othersLater.get(uid) !== undefined;
+  const workload = (children[0] as PassChild).child;
+  const next = othersLater ? children.slice(1).map((c) => c.child) : [];
+  announceCreated(ctx, announced ? created.filter((c) => c === workload) : created, next);
   if (uid === undefined) return observed;
   if (ownerGone) memory.gone.set(uid, true);
   else if (created.length > 0) memory.created.set(uid, true);
-  if (serviceLater) {
-    memory.serviceLater.set(uid, true);
-    return { kind: "serviceLater", admitted: observed.admitted };
+  if (othersLater) {
+    memory.othersLater.set(uid, true);
+    return { kind: "othersLater", admitted: observed.admitted };
   }
-  memory.serviceLater.delete(uid);
+  memory.othersLater.delete(uid);
   return ownerGone ? { kind: "ownerGone" } : observed;
-}
-
-function childrenOf(deps: ChildrenDeps, webapp: WebApp): [Child, Cache<KubeObject>][] {
-  return [
-    [{ kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(webapp) }, deps.deployments],
-    [{ kind: "Service", rt: SERVICE_RESOURCE, desired: desiredService(webapp) }, deps.services],
-  ];
 }
 
 /** The API server still has this WebApp: same uid, not being deleted. One GET, before an adoption or a re-creation. */

@@ -23,6 +23,7 @@ import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, admittedBy, drift } from "./admission.ts";
+import { type ChildKindName, kindOf } from "./child-kinds.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply, reshapes } from "./diff.ts";
 import { mayHaveCreateEntry, ownershipHandover, showsCreateEntry } from "./ownership.ts";
@@ -38,7 +39,7 @@ export const REASON = {
   adopted: "Adopted",
 } as const;
 
-export type Child = { kind: "Deployment" | "Service"; rt: ResourceType; desired: KubeObject };
+export type Child = { kind: ChildKindName; rt: ResourceType; desired: KubeObject };
 
 /** What was written to converge a child, if anything. */
 export type Wrote = "created" | "updated" | "adopted";
@@ -148,16 +149,16 @@ async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<Child
 
 /**
  * One Normal event for the children created in one pass: "Deployment x created ...; Service y created ...", and
- * the child the next pass creates, if any: "...; Service y next".
+ * the children the next pass creates, if any: "...; Service y next".
  */
 export function announceCreated(
   ctx: Pick<ConvergeContext, "recorder" | "webapp">,
   created: readonly Child[],
-  next?: Child,
+  next: readonly Child[] = [],
 ): void {
   if (created.length === 0) return;
-  const message = created.map((c) => `${c.kind} ${c.desired.metadata.name} created${describeSpec(ctx.webapp, c)}`);
-  if (next) message.push(`${next.kind} ${next.desired.metadata.name} next${describeSpec(ctx.webapp, next)}`);
+  const told = (c: Child, what: string) => `${c.kind} ${c.desired.metadata.name} ${what}${describe(ctx.webapp, c)}`;
+  const message = [...created.map((c) => told(c, "created")), ...next.map((c) => told(c, "next"))];
   ctx.recorder.event(ctx.webapp, "Normal", REASON.created, message.join("; "));
 }
 
@@ -298,8 +299,5 @@ function failedProblem(child: Child, e: unknown): Problem {
     : { reason: "ApplyFailed", message: `could not create or update ${what}: ${message}` };
 }
 
-function describeSpec(webapp: WebApp, child: Child): string {
-  return child.kind === "Deployment"
-    ? ` with ${webapp.spec.replicas} replicas of ${webapp.spec.image}`
-    : ` (port 80 -> ${webapp.spec.port})`;
-}
+/** How the Created event describes a child (child-kinds.ts). */
+const describe = (webapp: WebApp, child: Child): string => kindOf(child)?.describe(webapp) ?? "";

@@ -51,8 +51,8 @@ describe("the operator's caches", () => {
     const stop = new AbortController();
     const running = [
       await synced(kube, caches.webapps, [], stop.signal),
-      await synced(kube, caches.deployments, [ourDeployment(), theirDeployment], stop.signal),
-      await synced(kube, caches.services, [], stop.signal),
+      await synced(kube, caches.children.Deployment, [ourDeployment(), theirDeployment], stop.signal),
+      await synced(kube, caches.children.Service, [], stop.signal),
     ];
     const lists = kube.calls.filter((c) => c.method === "list" || c.method === "watch");
     expect(lists.map((c) => `${c.method} ${c.rt.plural}`)).toEqual([
@@ -70,11 +70,11 @@ describe("the operator's caches", () => {
     }
     expect(lists.map((c) => c.rt)).toContain(WEBAPP_RESOURCE);
     expect(lists.map((c) => c.rt)).toContain(SERVICE_RESOURCE);
-    const ours = caches.deployments.get("default/test-app-deployment");
+    const ours = caches.children.Deployment.get("default/test-app-deployment");
     expect(ours?.spec).toEqual(ourDeployment().spec);
     expect(ours?.status).toEqual({ replicas: 3 });
     expect(ours?.metadata.managedFields).toEqual(managedFields); // reduced to manager/operation (ownership.ts)
-    expect(caches.deployments.get("default/theirs")).toEqual({
+    expect(caches.children.Deployment.get("default/theirs")).toEqual({
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name: "theirs", namespace: "default", uid: "theirs", resourceVersion: "2" },

@@ -13,7 +13,7 @@
  */
 import { hostname } from "node:os";
 import type { WebAppObject } from "../api/webapp.ts";
-import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
+import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { createKubeClient } from "../kube/client.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
@@ -31,7 +31,7 @@ import { type Activity, createActivity, createQuietGate } from "../runtime/quiet
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { startServer } from "../server/http.ts";
 import { shapeChild, shapeWebApp } from "./cache-shape.ts";
-import { deploymentEventPriority, serviceEventPriority } from "./child-priority.ts";
+import { CHILD_KINDS, type PerKind, perKind } from "./child-kinds.ts";
 import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
@@ -104,10 +104,11 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const controller = webAppController(client, caches, { recorder, activity }, metrics, opts, clock);
   const elector = opts.leaderElection ? leaderElector(client, opts.leaderElection, identity, metrics, opts) : undefined;
   const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
-  for (const informer of Object.values(caches)) manager.add(informer);
-  for (const server of startServers(opts, Object.values(caches), metrics)) manager.add(server);
+  const informers = allInformers(caches);
+  for (const informer of informers) manager.add(informer);
+  for (const server of startServers(opts, informers, metrics)) manager.add(server);
   manager.add({ description: "event recorder", start: (stop) => untilAborted(stop).then(() => recorder.flush()) });
-  const synced = () => Object.values(caches).every((c) => c.hasSynced());
+  const synced = () => informers.every((c) => c.hasSynced());
   manager.add(releaseStartupPagesWhenQuiet({ ready: synced, clock, logger: log }));
   manager.add({
     description: `controller ${CONTROLLER_NAME}`,
@@ -117,10 +118,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const orphans = createOrphanCollector({
     client,
     webapps: caches.webapps,
-    children: [
-      { rt: DEPLOYMENT_RESOURCE, source: caches.deployments },
-      { rt: SERVICE_RESOURCE, source: caches.services },
-    ],
+    children: CHILD_KINDS.map((k) => ({ rt: k.rt, source: caches.children[k.kind] })),
     recorder,
     clock,
     logger: log,
@@ -151,8 +149,13 @@ export type CacheOptions = Pick<OperatorOptions, "namespaces" | "logger" | "watc
 
 export interface WebAppCaches {
   webapps: Informer<KubeObject & WebAppObject>;
-  deployments: Informer<KubeObject>;
-  services: Informer<KubeObject>;
+  /** Every object of each kind of child (child-kinds.ts). */
+  children: PerKind<Informer<KubeObject>>;
+}
+
+/** The WebApps' informer, then the children's, in CHILD_KINDS order. */
+function allInformers(caches: WebAppCaches): Informer<KubeObject>[] {
+  return [caches.webapps, ...CHILD_KINDS.map((k) => caches.children[k.kind])];
 }
 
 /**
@@ -174,8 +177,7 @@ export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Cloc
   };
   return {
     webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE, shapeWebApp),
-    deployments: informers<KubeObject>(DEPLOYMENT_RESOURCE, shapeChild),
-    services: informers<KubeObject>(SERVICE_RESOURCE, shapeChild),
+    children: perKind((k) => informers<KubeObject>(k.rt, shapeChild)),
   };
 }
 
@@ -187,35 +189,26 @@ function webAppController(
   opts: OperatorOptions,
   clock: Clock,
 ): Controller {
-  const { webapps, deployments, services } = caches;
+  const { webapps, children } = caches;
   const logger = opts.logger;
   const echoes = new StatusEchoes(clock);
-  const reconciler = createWebAppReconciler({
-    client,
-    webapps,
-    deployments,
-    services,
-    recorder,
+  const reconciler = createWebAppReconciler({ client, webapps, children, recorder, clock, logger, echoes });
+  const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE, (e) => !echoes.isEcho(e));
+  for (const k of CHILD_KINDS) {
+    // Told of every child event before a pass can run for it (WrittenChildren.observed: a creation seen deleted).
+    children[k.kind].onEvent(reconciler.observeChild);
+    builder.owns(children[k.kind], { priority: k.priority });
+  }
+  return builder.build({
+    name: CONTROLLER_NAME,
+    reconcile: activity.track(reconciler),
+    concurrency: opts.concurrency,
+    ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
     clock,
+    metrics,
     logger,
-    echoes,
+    resync: { everyMs: opts.resyncMs },
   });
-  // Told of every child event before a pass can run for it (WrittenChildren.observed: a creation seen deleted).
-  for (const children of [deployments, services]) children.onEvent(reconciler.observeChild);
-  return controllerBuilder()
-    .for(webapps, WEBAPP_RESOURCE, (e) => !echoes.isEcho(e))
-    .owns(deployments, { priority: deploymentEventPriority })
-    .owns(services, { priority: serviceEventPriority })
-    .build({
-      name: CONTROLLER_NAME,
-      reconcile: activity.track(reconciler),
-      concurrency: opts.concurrency,
-      ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
-      clock,
-      metrics,
-      logger,
-      resync: { everyMs: opts.resyncMs },
-    });
 }
 
 function leaderElector(

@@ -62,8 +62,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     createWebAppReconciler({
       client: opts.wrap ? opts.wrap(api.client) : api.client,
       webapps,
-      deployments,
-      services,
+      children: { Deployment: deployments, Service: services },
       recorder,
       clock,
       logger: silent,

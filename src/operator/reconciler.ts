@@ -27,11 +27,11 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeue, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
 import { isPodFailureReason } from "../readiness/pods.ts";
+import { CHILD_KINDS, type ChildKindName, type PerKind } from "./child-kinds.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
 import type { SourceEvent } from "../runtime/source.ts";
 import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { type Cache, type ChildrenMemory, childrenMemory, convergeChildren, type Observed } from "./children.ts";
-import { deploymentName, serviceName } from "./desired.ts";
 import { ExpiringMap, WRITTEN_TTL_MS } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { podFailures } from "./pod-failures.ts";
@@ -52,8 +52,8 @@ export type { Cache } from "./children.ts";
 export interface ReconcilerDeps {
   client: KubeClient;
   webapps: Cache<WebAppObject>;
-  deployments: Cache<KubeObject>;
-  services: Cache<KubeObject>;
+  /** Every child of its kind, by "namespace/name" (child-kinds.ts). */
+  children: PerKind<Cache<KubeObject>>;
   recorder: EventRecorder;
   clock: Clock;
   logger: Logger;
@@ -120,7 +120,7 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   }
   const uid = webapp.metadata.uid;
   if (uid !== undefined && !sameAdmitted(observed.admitted, admitted)) memory.admitted.set(uid, observed.admitted);
-  if (observed.kind === "serviceLater") return requeue(LATER); // the Service pass follows at once when idle
+  if (observed.kind === "othersLater") return requeue(LATER); // the Service's pass follows at once when idle
   const outcome = await settle(deps, memory, req, webapp, parsed.webapp, observed, signal);
   // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
   const sooner = outcome.kind === "requeue" || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS);
@@ -175,9 +175,8 @@ async function settle(
 /** Every child in `live` is still in its cache, the same object (uid) as this pass used. */
 function stillCached(deps: ReconcilerDeps, live: Extract<Observed, { kind: "observed" }>["live"]): boolean {
   return Object.entries(live).every(([kind, obj]) => {
-    const cache = kind === "Service" ? deps.services : deps.deployments;
     const { namespace, name, uid } = obj.metadata;
-    return cache.get(`${namespace}/${name}`)?.metadata.uid === uid;
+    return deps.children[kind as ChildKindName].get(`${namespace}/${name}`)?.metadata.uid === uid;
   });
 }
 
@@ -208,8 +207,7 @@ async function reportInvalid(
   const { name, namespace } = webapp.metadata as { name: string; namespace: string };
   deps.logger.debug(`WebApp ${namespace}/${name} has an invalid spec: ${formatIssues(issues).replaceAll("\n", "; ")}`);
   const own = (o: KubeObject | undefined) => (o && isControlledBy(o, webapp) ? o : undefined);
-  const dep = own(deps.deployments.get(`${namespace}/${deploymentName(name)}`));
-  const svc = own(deps.services.get(`${namespace}/${serviceName(name)}`));
+  const [dep, svc] = CHILD_KINDS.map((k) => own(deps.children[k.kind].get(`${namespace}/${k.name(name)}`)));
   await writeStatus(deps, req, webapp, computeStatus(webapp, dep, svc, [], deps.clock.now()), signal);
   return done();
 }
