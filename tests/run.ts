@@ -10,6 +10,8 @@
  *    (a phase without them, a file with no test, a skip without a reason, or on CI=true a skip for a
  *    missing prerequisite, fails);
  * 4. stops the local control plane if this run started it (also on failure; DEVCTL_KEEP_CLUSTER=1 keeps it);
+ *    on SIGINT, SIGTERM or SIGHUP it stops its children (bun test and what the tests started) and the control plane
+ *    if it started it, and exits 128 + signo (src/build/signals.ts);
  * 5. repeats each failed test's name and bun's message (a CI log cut to its tail still shows why), prints
  *    one line per skip with its reason, then `N passed, N failed, N skipped`; exits 1 if any failed.
  * Extra arguments are paths (exactly those files run, and are checked as above) or a `bun test` filter.
@@ -17,6 +19,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { installShutdown, runChild } from "../src/build/signals.ts";
+import { paths } from "./cluster/state.ts";
 import { describeFailure, describeSkip, type Failure, judgePhase, type PhaseVerdict, type Skip } from "./_phase.ts";
 import { SKIP_LOG_ENV, type SkipRecord } from "./_skip.ts";
 
@@ -32,20 +36,32 @@ const FAULT_SUITES = "tests/faults";
 /** Per-test bound: integration tests wait on a real API server and its controllers. */
 const TEST_TIMEOUT_MS = 180_000;
 
-function step(
-  title: string,
-  cmd: string[],
-  env: Record<string, string | undefined> = {},
-): { code: number; stdout: string } {
+const shutdown = installShutdown((line) => console.error(`\n==> ${line}`));
+/** True once this run found no local control plane answering and set out to start one: it stops it at the end. */
+let startedCluster = false;
+let clusterStopped: Promise<unknown> | undefined;
+/** Stops the local control plane if this run started it, once; with Bun.spawn, so it also runs on a signal. */
+function stopStartedCluster(): Promise<unknown> {
+  if (!startedCluster || process.env.DEVCTL_KEEP_CLUSTER) return Promise.resolve();
+  clusterStopped ??= (() => {
+    console.error("\n==> stopping the local control plane this run started");
+    return Bun.spawn([bun, "run", "tests/cluster/cli.ts", "down"], { cwd: root, stdout: "inherit", stderr: "inherit" })
+      .exited;
+  })();
+  return clusterStopped;
+}
+shutdown.onShutdown(stopStartedCluster);
+
+/** Runs a step to its end; on a signal the run goes no further (the shutdown reports and exits). */
+async function step(title: string, cmd: string[]): Promise<{ code: number; stdout: string }> {
   console.error(`\n==> ${title}`);
-  const r = Bun.spawnSync(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: "pipe", stderr: "inherit" });
-  const stdout = r.stdout.toString();
-  process.stdout.write(stdout);
-  return { code: r.exitCode ?? 1, stdout };
+  const r = await runChild(cmd, { cwd: root, capture: true, echo: true });
+  shutdown.signal.throwIfAborted();
+  return r;
 }
 
 async function localClusterAnswers(): Promise<boolean> {
-  const file = resolve(root, ".cluster/kubeconfig");
+  const file = paths.kubeconfig; // .cluster/ or $DEVCTL_CLUSTER_DIR
   if (!existsSync(file)) return false;
   const { createKubeClient } = await import("../src/kube/client.ts");
   try {
@@ -61,7 +77,7 @@ const staticChecks: [string, string[]][] = [
   ["type check (tsc --noEmit)", [bun, "x", "tsc", "--noEmit", "-p", "."]],
 ];
 for (const [title, cmd] of staticChecks) {
-  if (step(title, cmd).code !== 0) {
+  if ((await step(title, cmd)).code !== 0) {
     console.error(
       `\n==> ${title} failed: fix the findings above (npm run fix applies the formatter and safe lint fixes)`,
     );
@@ -70,13 +86,12 @@ for (const [title, cmd] of staticChecks) {
   }
 }
 
-const build = step("building dist/devctl", [bun, "run", "src/build/build.ts"]);
+const build = await step("building dist/devctl", [bun, "run", "src/build/build.ts"]);
 if (build.code !== 0) {
   console.log("0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }
 
-let startedCluster = false;
 const external = process.env.DEVCTL_TEST_KUBECONFIG;
 if (external) {
   console.error(
@@ -84,7 +99,7 @@ if (external) {
   );
 } else {
   startedCluster = !(await localClusterAnswers());
-  const up = step("starting the local control plane (the first run builds it from Go modules)", [
+  const up = await step("starting the local control plane (the first run builds it from Go modules)", [
     bun,
     "run",
     "tests/cluster/cli.ts",
@@ -122,6 +137,7 @@ async function bunTest(
   args: string[],
   limitMs: number,
 ): Promise<PhaseVerdict> {
+  shutdown.signal.throwIfAborted();
   console.error(`\n==> ${title}`);
   const scratch = mkdtempSync(join(tmpdir(), "devctl-test-phase-"));
   const junitFile = join(scratch, "junit.xml");
@@ -150,6 +166,7 @@ async function bunTest(
   const [o, e] = await Promise.all([tee(proc.stdout, process.stdout), tee(proc.stderr, process.stderr)]);
   const code = await proc.exited;
   clearTimeout(watchdog);
+  shutdown.signal.throwIfAborted();
   const read = (f: string) => (existsSync(f) ? readFileSync(f, "utf8") : undefined);
   const verdict = judgePhase({
     exitCode: code,
@@ -192,11 +209,11 @@ try {
     failures.push(...r.failures);
   }
 } catch (e) {
+  shutdown.signal.throwIfAborted();
   console.error(`\n==> the test run broke: ${(e as Error).stack ?? e}`);
   failed++;
 } finally {
-  if (startedCluster && !process.env.DEVCTL_KEEP_CLUSTER)
-    step("stopping the local control plane this run started", [bun, "run", "tests/cluster/cli.ts", "down"]);
+  await stopStartedCluster();
 }
 for (const f of failures) console.log(describeFailure(f));
 for (const s of skips) console.log(describeSkip(s, CI));

@@ -1,7 +1,8 @@
 /**
  * Steps of the main job (`npm start`, start.ts) shared by its two ways of running the operator.
  *
- * - say/fail/run/eventually: progress on stderr with elapsed seconds; a failed step exits 1 naming it.
+ * - say/fail/run/eventually: progress on stderr with elapsed seconds; a failed step exits 1 naming it. run() does not
+ *   block the signal handlers (signals.ts), and on a signal the job goes no further.
  * - applyExampleAndConverge(): applies crd/examples/my-service.yaml (field manager kubectl) and waits
  *   until my-service-deployment has 5 ready replicas and the WebApp is Available.
  * - show(): prints `$ kubectl <args>` and kubectl's table, with the pinned kubectl when it is built,
@@ -11,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEPLOYMENT_RESOURCE, WEBAPP_RESOURCE } from "../api/webapp.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
+import { installShutdown, runChild } from "./signals.ts";
 
 export const root = resolve(import.meta.dir, "../..");
 export const bun = process.execPath;
@@ -25,20 +27,16 @@ export function fail(msg: string): never {
   process.exit(1);
 }
 
-export function run(
+export async function run(
   title: string,
   cmd: string[],
   opts: { capture?: boolean; env?: Record<string, string | undefined> } = {},
-): string {
+): Promise<string> {
   say(title);
-  const r = Bun.spawnSync(cmd, {
-    cwd: root,
-    stdout: opts.capture ? "pipe" : "inherit",
-    stderr: "inherit",
-    env: { ...process.env, ...opts.env },
-  });
-  if (r.exitCode !== 0) fail(`${title} failed (exit ${r.exitCode})`);
-  return opts.capture ? (r.stdout?.toString() ?? "") : "";
+  const r = await runChild(cmd, { cwd: root, ...opts });
+  installShutdown().signal.throwIfAborted();
+  if (r.code !== 0) fail(`${title} failed (exit ${r.code})`);
+  return r.stdout;
 }
 
 export async function eventually<T>(

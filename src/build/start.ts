@@ -16,6 +16,9 @@
  * In-cluster the operator keeps running there (`devctl operator uninstall` removes it). Run locally, on a
  * terminal it keeps running until Ctrl-C; without one (scripts, CI) it stops cleanly and the command
  * exits 0. The local cluster stays up (`npm run cluster:down` stops it).
+ * On SIGINT, SIGTERM or SIGHUP (signals.ts) it stops the processes it started (the build, the operator run
+ * here) and exits 128 + signo; before the example converged that includes a local cluster it started, which
+ * is then stopped too. After that, the cluster is the job's result and stays up, as on every successful run.
  */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
@@ -25,6 +28,17 @@ import { CRD_NAME, CRD_RESOURCE } from "../api/webapp.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import { applyExampleAndConverge, bun, devctl, eventually, fail, root, run, say, show } from "./_start-steps.ts";
+import { installShutdown } from "./signals.ts";
+
+const shutdown = installShutdown(say);
+/** The local control plane this job started and has not yet handed over (the example converged): a signal stops it. */
+let clusterToStop = false;
+shutdown.onShutdown(async () => {
+  if (!clusterToStop) return;
+  say("stopping the local control plane this job started");
+  await Bun.spawn([bun, "run", "tests/cluster/cli.ts", "down"], { cwd: root, stdout: "inherit", stderr: "inherit" })
+    .exited;
+});
 
 /** The configured cluster, if any: --kubeconfig, $KUBECONFIG, ~/.kube/config. */
 function configuredKubeconfig(): string | undefined {
@@ -56,14 +70,14 @@ function realNodeOrWhy(local: boolean): { up: true } | { up: false; why: string 
 }
 
 /** npm run image, then install onto the real node; resolves to the operator's namespace. */
-function operatorInCluster(kubeconfig: string): string {
-  const out = run(
+async function operatorInCluster(kubeconfig: string): Promise<string> {
+  const out = await run(
     "building the operator image (npm run image) and importing it onto the real node",
     [bun, "run", "src/build/image.ts"],
     { capture: true },
   );
   const image = /^IMAGE=(\S+)$/m.exec(out)?.[1] ?? fail("npm run image printed no IMAGE= line");
-  const installed = run(
+  const installed = await run(
     `devctl operator install --image ${image} --wait, onto the real node`,
     [bun, "run", "tests/cluster/cli.ts", "install-operator", image],
     { capture: true, env: { KUBECONFIG: kubeconfig } },
@@ -106,10 +120,6 @@ async function operatorLocally(client: KubeClient, kubeconfig: string): Promise<
     ],
     { cwd: root, stdout: "inherit", stderr: "inherit", env: { ...process.env, KUBECONFIG: kubeconfig } },
   );
-  process.on("SIGINT", () => {
-    if (operator.exitCode === null) operator.kill("SIGTERM");
-    void operator.exited.then((code) => process.exit(code));
-  });
   await eventually(
     "the operator to be ready",
     async () => {
@@ -121,7 +131,7 @@ async function operatorLocally(client: KubeClient, kubeconfig: string): Promise<
   return operator;
 }
 
-run("building dist/devctl", [bun, "run", "src/build/build.ts"]);
+await run("building dist/devctl", [bun, "run", "src/build/build.ts"]);
 let kubeconfig = configuredKubeconfig();
 /** The local control plane, started here or named by the configured kubeconfig ($DEVCTL_CLUSTER_DIR or .cluster/). */
 const clusterDir = process.env.DEVCTL_CLUSTER_DIR ? resolve(process.env.DEVCTL_CLUSTER_DIR) : join(root, ".cluster");
@@ -132,7 +142,15 @@ if (kubeconfig) {
   say(
     "no cluster configured: starting the local control plane (the first run builds it from Go modules, ~8 min on 2 cores)",
   );
-  const out = run("starting the local control plane", [bun, "run", "tests/cluster/cli.ts", "up"], { capture: true });
+  const status = Bun.spawnSync([bun, "run", "tests/cluster/cli.ts", "status"], {
+    cwd: root,
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  clusterToStop = status.exitCode !== 0; // `up` starts one; one already running is only reused, and left alone
+  const out = await run("starting the local control plane", [bun, "run", "tests/cluster/cli.ts", "up"], {
+    capture: true,
+  });
   kubeconfig = /^KUBECONFIG=(.+)$/m.exec(out)?.[1]?.trim() ?? fail("the control plane did not print its kubeconfig");
 }
 const client: KubeClient = (() => {
@@ -151,13 +169,14 @@ let operator: ReturnType<typeof Bun.spawn> | undefined;
 let operatorNamespace = "";
 if (node.up) {
   say("the local cluster has a real node: the operator runs there as a container, the way users run it");
-  operatorNamespace = operatorInCluster(kubeconfig);
+  operatorNamespace = await operatorInCluster(kubeconfig);
 } else {
   say(`running the operator locally: ${node.why}`);
   operator = await operatorLocally(client, kubeconfig);
 }
 const namespace = client.namespace;
 await applyExampleAndConverge(client, namespace);
+clusterToStop = false;
 await show(["get", "webapps"], kubeconfig, client, namespace);
 await show(["get", "deployments"], kubeconfig, client, namespace);
 if (node.up) await show(["-n", operatorNamespace, "get", "pods", "-o", "wide"], kubeconfig, client, namespace);

@@ -8,6 +8,8 @@
  *   up if it is not running, and `release()` stops it again only if this run started it
  *   (DEVCTL_KEEP_CLUSTER=1 keeps it). Without the real node unless DEVCTL_REAL_NODE says otherwise: its
  *   kube-proxy programs rules for every Service, KWOK's included, which costs CPU that grows with them.
+ *   Bringing it up does not block signal handlers, and is refused once the bench stops on a signal
+ *   (src/build/signals.ts runChild); release() stops it whenever it is called, a signal's clean-up included.
  * - reset(): only for a local control plane this run started (canReset): stops it and brings up a new,
  *   empty one at the same kubeconfig path (~8 s), so a measurement starts from a clean cluster. A cluster
  *   someone else runs is never reset.
@@ -16,6 +18,7 @@
  *   fault test has a new PID).
  */
 import { resolve } from "node:path";
+import { runChild } from "../../src/build/signals.ts";
 import { clusterState } from "../cluster/control.ts";
 import { EXTERNAL_KUBECONFIG_ENV } from "../cluster/env.ts";
 
@@ -52,16 +55,16 @@ export async function acquireCluster(log: (line: string) => void): Promise<Bench
   }
   const startedHere = !(await clusterState());
   log(startedHere ? "starting the local control plane" : "reusing the running local control plane");
-  const up = (): string => {
-    const r = Bun.spawnSync([process.execPath, "run", "tests/cluster/cli.ts", "up"], {
+  const up = async (): Promise<string> => {
+    const r = await runChild([process.execPath, "run", "tests/cluster/cli.ts", "up"], {
       cwd: ROOT,
-      stdout: "pipe",
-      stderr: "pipe",
+      capture: true,
+      quiet: true,
       env: { DEVCTL_REAL_NODE: "0", ...process.env },
     });
-    const kubeconfig = /^KUBECONFIG=(.+)$/m.exec(r.stdout.toString())?.[1];
-    if (r.exitCode !== 0 || !kubeconfig) {
-      process.stderr.write(r.stderr.toString());
+    const kubeconfig = /^KUBECONFIG=(.+)$/m.exec(r.stdout)?.[1];
+    if (r.code !== 0 || !kubeconfig) {
+      process.stderr.write(r.stderr);
       throw new Error(
         "could not bring up the local control plane (see the lines above); try `npm run cluster:down` and run again",
       );
@@ -69,13 +72,13 @@ export async function acquireCluster(log: (line: string) => void): Promise<Bench
     return kubeconfig;
   };
   const down = () =>
-    Bun.spawnSync([process.execPath, "run", "tests/cluster/cli.ts", "down"], {
+    Bun.spawn([process.execPath, "run", "tests/cluster/cli.ts", "down"], {
       cwd: ROOT,
       stdout: "inherit",
-      stderr: "pipe",
+      stderr: "ignore",
       env: process.env,
-    });
-  const kubeconfig = up();
+    }).exited;
+  const kubeconfig = await up();
   const dir = process.env.DEVCTL_CLUSTER_DIR ?? ".cluster";
   return {
     kubeconfig,
@@ -85,8 +88,9 @@ export async function acquireCluster(log: (line: string) => void): Promise<Bench
     canReset: startedHere,
     async reset() {
       if (!startedHere) throw new Error("a cluster this run did not start is never reset");
-      if (down().exitCode !== 0) throw new Error("could not stop the local control plane for a reset");
-      if (up() !== kubeconfig) throw new Error("the local control plane came back with another kubeconfig path");
+      if ((await down()) !== 0) throw new Error("could not stop the local control plane for a reset");
+      if ((await up()) !== kubeconfig)
+        throw new Error("the local control plane came back with another kubeconfig path");
     },
     async controlPlanePids() {
       const state = await clusterState();
@@ -97,7 +101,7 @@ export async function acquireCluster(log: (line: string) => void): Promise<Bench
     async release() {
       if (!startedHere || process.env.DEVCTL_KEEP_CLUSTER) return;
       log("stopping the local control plane this run started");
-      down();
+      await down();
     },
   };
 }

@@ -8,11 +8,15 @@
  *    startup, heal and update reuse), each bounded by its own timeouts; a failed scenario is reported
  *    as "not measured" with its error and the others still run;
  * 4. writes the report (see _report.ts) and prints it; progress goes to stderr.
+ * On SIGINT, SIGTERM or SIGHUP (src/build/signals.ts) it stops the operators and the Go peer, deletes the
+ * namespaces it created (unless it stops the cluster anyway), stops the local control plane if it started it,
+ * removes its copy of dist/devctl, writes no report, and exits 128 + signo.
  * Options: see _options.ts (USAGE), e.g. `npm run bench -- --quick`, `--scenario heal --n 1000`.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { installShutdown, runChild } from "../../src/build/signals.ts";
 import { createKubeClient } from "../../src/kube/client.ts";
 import { acquireCluster, type BenchCluster } from "./_cluster.ts";
 import { compared } from "./_compare.ts";
@@ -76,14 +80,11 @@ try {
   process.exit(2);
 }
 
+const shutdown = installShutdown(log);
 if (opts.build) {
   log("building dist/devctl");
-  const b = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], {
-    cwd: ROOT,
-    stdout: "inherit",
-    stderr: "inherit",
-  });
-  if (b.exitCode !== 0) process.exit(1);
+  const b = await runChild([process.execPath, "run", "src/build/build.ts"], { cwd: ROOT });
+  if (b.code !== 0) process.exit(1);
 }
 if (!existsSync(DEVCTL)) {
   process.stderr.write(`${DEVCTL} does not exist: run \`npm run build\` (or drop --no-build)\n`);
@@ -103,6 +104,7 @@ if (opts.peer) {
 }
 
 const copy = useBinary(`${tmpdir()}/devctl-bench-${process.pid}`);
+shutdown.onShutdown(() => rmSync(dirname(copy), { recursive: true, force: true }));
 log(`measuring a private copy of dist/devctl: ${copy}`);
 const version = Bun.spawnSync([binary, "--version"])
   .stdout.toString()
@@ -113,13 +115,10 @@ const kube = createKubeClient({ kubeconfig: cluster.kubeconfig });
 const evidence = evidenceDir(join(tmpdir(), "devctl-bench-evidence"), new Date().toISOString().replace(/[:.]/g, "-"));
 log(`operator logs and metric timelines of every run go to ${evidence}`);
 const ctx = createContext(opts, kube, cluster, log, evidence);
-let interrupted = false;
-process.on("SIGINT", () => {
-  if (interrupted) process.exit(130);
-  interrupted = true;
-  log("interrupted: stopping operators and cleaning up");
-  void cleanup().finally(() => process.exit(130));
-});
+let cleaned: Promise<void> | undefined;
+/** At the end, or on a signal: whichever comes first does it, once. */
+const cleanupOnce = () => (cleaned ??= cleanup());
+shutdown.onShutdown(cleanupOnce);
 
 async function cleanup(): Promise<void> {
   await ctx.stopOperators();
@@ -141,6 +140,7 @@ try {
   await ensureCrd(kube);
   await warmUp(kube);
   for (const name of ORDER.filter((s) => opts.scenarios.includes(s))) {
+    shutdown.signal.throwIfAborted(); // stopping: no more scenarios, and no report
     log(`== ${name}`);
     const t = performance.now();
     try {
@@ -162,8 +162,9 @@ try {
     log(`== ${name} done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
 } finally {
-  await cleanup();
+  await cleanupOnce();
 }
+shutdown.signal.throwIfAborted();
 
 const cpu1 = machineCpu();
 const report = render(

@@ -13,6 +13,8 @@
  * 5. quiet: for `quietMs` the replicas write nothing (no POST, no PATCH);
  * 6. decoys, the outside namespace, and the processes are checked (checks.ts); replicas stop;
  * 7. everything the soak created is deleted (unless `keep`).
+ * An aborted `signal` ends the soak early: the fault under way is finished, phases 4-6 are skipped, the replicas
+ * stop and 7 runs; runSoak then rejects with the signal's reason (no report: nothing was checked).
  */
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -190,12 +192,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const quiet = { windowMs: o.quietMs, writes: -1 };
   try {
     await fleet.start();
-    await fleet.waitStable(120_000);
+    await untilAborted(fleet.waitStable(120_000), o.signal);
     const converging = Date.now();
     const decoyUids = new Set(decoys.map((d) => d.uid));
     const initial = await settle(
       () => convergenceChecks(kube, ns, COLLISION, [], decoyUids),
       Math.max(120_000, o.webapps * 1000),
+      o.signal,
     );
     if (!initial.ok)
       throw new Error(`the WebApps did not converge before the chaos started:\n${describe(initial.checks)}`);
@@ -225,6 +228,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     stopChurn.abort();
     await churning;
     clearInterval(progress);
+    o.signal?.throwIfAborted(); // stopped early: nothing to check
     chaosMs = Date.now() - started;
     log(
       `chaos over after ${(chaosMs / 1000).toFixed(0)} s: ${faults.records.length} faults, ${Object.values(churn.stats.ops).reduce((n, s) => n + s.ok, 0)} churn operations; waiting for convergence`,
@@ -329,14 +333,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   return report;
 }
 
-/** Polls `fn` every 2 s until every check holds or `timeoutMs` passed; returns the last checks. */
+/** `p`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    }),
+  ]);
+}
+
+/** Polls `fn` every 2 s until every check holds or `timeoutMs` passed; returns the last checks. Rejects on `signal`. */
 async function settle(
   fn: () => Promise<CheckResult[]>,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<{ ok: boolean; checks: CheckResult[] }> {
   const deadline = Date.now() + timeoutMs;
   let checks: CheckResult[] = [];
   for (;;) {
+    signal?.throwIfAborted();
     try {
       checks = await fn();
       if (checks.every((c) => c.ok)) return { ok: true, checks };

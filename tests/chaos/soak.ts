@@ -8,11 +8,14 @@
  *
  * Builds dist/devctl first. Needs the local cluster (npm run cluster:up; DEVCTL_CLUSTER_DIR picks a
  * second one): the soak restarts, freezes and compacts it. Prints a summary; exit 0 when every
- * invariant held, 1 when one broke, 2 on a usage or setup error. Ctrl-C stops early (the API server
- * is thawed, replicas stopped, namespaces deleted).
+ * invariant held, 1 when one broke, 2 on a usage or setup error. SIGINT (Ctrl-C), SIGTERM or SIGHUP stops it early
+ * (src/build/signals.ts): the fault under way is finished (a frozen API server thawed, a stopped one started
+ * again), the replicas are stopped and the namespaces deleted (unless --keep); no summary; exit 128 + signo.
+ * The cluster itself is never stopped: the soak did not start it.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { installShutdown, runChild } from "../../src/build/signals.ts";
 import { clusterState } from "../cluster/control.ts";
 import { EXTERNAL_KUBECONFIG_ENV, usingLocalCluster } from "../cluster/env.ts";
 
@@ -49,31 +52,25 @@ if (!(await clusterState())) {
   process.exit(2);
 }
 const root = resolve(import.meta.dir, "../..");
-const build = Bun.spawnSync([process.execPath, "run", "src/build/build.ts"], {
-  cwd: root,
-  stdout: "inherit",
-  stderr: "inherit",
-});
-if (build.exitCode !== 0) process.exit(2);
+const shutdown = installShutdown((l) => console.error(l));
+const build = await runChild([process.execPath, "run", "src/build/build.ts"], { cwd: root });
+if (build.code !== 0) process.exit(2);
 
 const { DEFAULT_SOAK, runSoak } = await import("./run.ts");
 const { formatSummary } = await import("./summary.ts");
-const stop = new AbortController();
-process.on("SIGINT", () => {
-  console.error(
-    "\ninterrupted: finishing the current fault, then checking and cleaning up (Ctrl-C again to leave everything as it is)",
-  );
-  if (stop.signal.aborted) process.exit(130);
-  stop.abort();
-});
-const report = await runSoak({
+const soak = runSoak({
   ...DEFAULT_SOAK,
   minutes,
   webapps,
   seed,
   keep: values.keep,
   log: (l) => console.error(l),
-  signal: stop.signal,
+  signal: shutdown.signal,
 });
+shutdown.onShutdown(async () => {
+  console.error("interrupted: finishing the fault under way, stopping the replicas and deleting what the soak created");
+  await soak.catch(() => undefined);
+});
+const report = await soak;
 console.log(`\n${formatSummary(report)}`);
 process.exit(report.ok ? 0 : 1);

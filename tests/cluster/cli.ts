@@ -5,7 +5,8 @@
  * Contract:
  * - up: progress on stderr; on success the LAST line of stdout is `KUBECONFIG=<absolute path>`.
  *   Exits non-zero on failure after stopping what it started (the message names the component and
- *   shows the tail of its log). Ctrl-C during `up` stops what was started.
+ *   shows the tail of its log). SIGINT, SIGTERM or SIGHUP during `up` stops what it started and exits 128 + signo
+ *   (src/build/signals.ts); a cluster it only reused is left running.
  * - down: stops the recorded processes, removes .cluster/ (keeps the binary cache); exits non-zero
  *   if a process could not be stopped.
  * - status: `REAL_NODE=<node name>` when the running cluster has its real node, else `REAL_NODE=none`
@@ -17,6 +18,7 @@
  *   (nodes/schedule.ts); the last stdout line is `OPERATOR_NAMESPACE=<namespace>`.
  * Scripts under src/build use these instead of importing tests/ (src/layering.test.ts).
  */
+import { installShutdown, type Shutdown } from "../../src/build/signals.ts";
 import { down, type Log, stopRecorded, up } from "./lifecycle.ts";
 import { nodeCommand } from "./node-cli.ts";
 import { readState, removeState } from "./state.ts";
@@ -27,29 +29,26 @@ const log: Log = (line) => {
   process.stderr.write(`[cluster ${s}s] ${line}\n`);
 };
 
-/** Set once Ctrl-C/TERM arrives during `up`; from then on only the interrupt path reports and exits. */
-let interrupted: Promise<never> | undefined;
-const onInterrupt = () => {
-  interrupted ??= interruptedUp();
-};
-
-async function interruptedUp(): Promise<never> {
-  log("interrupted: stopping what was started");
-  const state = await readState();
-  if (state && !state.ready) {
-    await stopRecorded(state).catch((err) => log(String(err)));
-    await removeState();
-  }
-  process.exit(130);
+/** What `up` does on SIGINT, SIGTERM or SIGHUP: up() gives up at its next step, and what it started is stopped. */
+function stopUpOnSignal(shutdown: Shutdown, upDone: Promise<string>): void {
+  shutdown.onShutdown(async () => {
+    log("interrupted: stopping what was started");
+    await upDone.catch(() => undefined); // aborted, up() stops what it started itself (failUp)
+    const state = await readState(); // and if it had not yet recorded it, or could not stop it:
+    if (state && !state.ready) {
+      await stopRecorded(state, log);
+      await removeState();
+    }
+  });
 }
 
 async function main(command: string | undefined): Promise<number> {
   switch (command) {
     case "up": {
-      process.on("SIGINT", onInterrupt);
-      process.on("SIGTERM", onInterrupt);
-      const kubeconfig = await up(log);
-      if (interrupted) return interrupted;
+      const shutdown = installShutdown(log);
+      const upDone = up(log, shutdown.signal);
+      stopUpOnSignal(shutdown, upDone);
+      const kubeconfig = await upDone;
       process.stdout.write(`KUBECONFIG=${kubeconfig}\n`);
       return 0;
     }
@@ -70,8 +69,7 @@ async function main(command: string | undefined): Promise<number> {
 
 main(process.argv[2]).then(
   (code) => process.exit(code),
-  async (err: unknown) => {
-    if (interrupted) return interrupted;
+  (err: unknown) => {
     process.stderr.write(`cluster ${process.argv[2]}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   },

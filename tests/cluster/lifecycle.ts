@@ -10,7 +10,8 @@
  *   namespace (netns.ts), a forwarder serves every port on host loopback (so kubeconfigs and health
  *   checks work unchanged), and after the smoke Deployment the real node joins (nodes/real.ts).
  * - On failure it stops every process it started, keeps .cluster/logs/, drops the state and rejects
- *   with an UpFailure naming the component, with the tail of its log.
+ *   with an UpFailure naming the component, with the tail of its log. An aborted `signal` is such a failure:
+ *   up() checks it before each start and while waiting, and never marks an aborted start ready.
  * - down() stops exactly the recorded PIDs (the real node and its pods, clients, then the API server,
  *   then etcd, then the forwarder; TERM, grace, KILL), verifies they are gone, deletes the namespace
  *   and removes .cluster/. The binary cache is kept.
@@ -84,7 +85,7 @@ export async function isUp(state: ClusterState): Promise<boolean> {
   return isApiReady(await endpointOf(state));
 }
 
-export async function up(log: Log): Promise<string> {
+export async function up(log: Log, signal?: AbortSignal): Promise<string> {
   const previous = await readState();
   if (previous && (await isUp(previous))) {
     log(`reusing the running cluster (API server ${previous.server})`);
@@ -128,6 +129,7 @@ export async function up(log: Log): Promise<string> {
   };
 
   try {
+    signal?.throwIfAborted();
     if (plan.kind === "with-real-node") {
       const network = await createNetwork(networkName(paths.dir));
       state.network = { ...network };
@@ -135,19 +137,21 @@ export async function up(log: Log): Promise<string> {
       layout.bridgeIp = network.bridgeIp;
       await startForwarder(state, binDir, log);
     }
-    await startAndWait(state, layout, ["etcd"], ep, log);
-    await startAndWait(state, layout, ["kube-apiserver"], ep, log);
-    await startAndWait(state, layout, ["kube-controller-manager", "kube-scheduler", "kwok"], ep, log);
+    await startAndWait(state, layout, ["etcd"], ep, log, signal);
+    await startAndWait(state, layout, ["kube-apiserver"], ep, log, signal);
+    await startAndWait(state, layout, ["kube-controller-manager", "kube-scheduler", "kwok"], ep, log, signal);
     log("creating the fake node and running the smoke Deployment");
     await ensureFakeNode(ep);
     await waitForDefaultServiceAccount(ep);
     await runSmokeDeployment(ep);
+    signal?.throwIfAborted();
     if (plan.kind === "with-real-node") {
       log("starting the real node (containerd, kubelet, kube-proxy)");
       await startRealNode(state, realNodeLayout(state, binDir, layout), ep, log);
     } else {
       log(`no real node: ${plan.reason}`);
     }
+    signal?.throwIfAborted();
   } catch (err) {
     throw await failUp(state, err);
   }
@@ -163,8 +167,10 @@ async function startAndWait(
   names: ComponentName[],
   ep: ApiEndpoint,
   log: Log,
+  signal?: AbortSignal,
 ): Promise<void> {
   for (const name of names) {
+    signal?.throwIfAborted();
     const argv = componentArgv(name, layout);
     const netns = state.network?.path;
     const pid = await startDetached(argv, logPath(name), netns).catch((err: Error) => {
@@ -174,15 +180,21 @@ async function startAndWait(
     await writeState(state);
     log(`started ${name} (pid ${pid})`);
   }
-  await Promise.all(names.map((name) => waitHealthy(state, name, ep)));
+  await Promise.all(names.map((name) => waitHealthy(state, name, ep, signal)));
 }
 
-export async function waitHealthy(state: ClusterState, name: ComponentName, ep: ApiEndpoint): Promise<void> {
+export async function waitHealthy(
+  state: ClusterState,
+  name: ComponentName,
+  ep: ApiEndpoint,
+  signal?: AbortSignal,
+): Promise<void> {
   const rec = state.components[name];
   if (!rec) throw new ComponentFailure(name, `${name} was never started`);
   const url = healthUrl(name, state.ports);
   const timeoutMs = HEALTH_TIMEOUT_MS[name];
   await waitUntil(async () => {
+    signal?.throwIfAborted();
     if (!isRunning(rec.pid, rec.argv[0] ?? "")) throw new ComponentFailure(name, `${name} exited during start-up`);
     if (name === "kube-apiserver") return (await apiRequest(ep, "GET", "/readyz", undefined, 3_000)).status === 200;
     const res = await fetch(url, { tls: { rejectUnauthorized: false }, signal: AbortSignal.timeout(3_000) }).catch(
@@ -190,7 +202,7 @@ export async function waitHealthy(state: ClusterState, name: ComponentName, ep: 
     );
     return res?.status === 200;
   }, timeoutMs).catch((err) => {
-    throw err instanceof ComponentFailure
+    throw err instanceof ComponentFailure || signal?.aborted
       ? err
       : new ComponentFailure(name, `${name} did not answer ${url} within ${timeoutMs / 1000}s`);
   });
