@@ -226,6 +226,7 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
     signal: ctx.signal,
   });
   const returned = needsApply(child.desired, applied);
+  ctx.logger.debug(`${childRef(child)}: applied over drift`, { drift: changes, admitted: ctx.admitted });
   if (changed)
     announceUpdate(
       ctx,

@@ -73,6 +73,7 @@ export async function writeStatus(
     if (isNotFound(e)) return "written"; // deleted meanwhile: nothing left to report on
     throw e;
   }
+  deps.logger.debug(`WebApp ${namespace}/${name}: status written`, { changed: changedParts(webapp.status, status) });
   const before = findCondition(webapp.status?.conditions, "Degraded");
   const after = findCondition(status.conditions, "Degraded");
   // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.
@@ -91,4 +92,18 @@ function turnsTrue(stored: WebAppStatus | undefined, next: WebAppStatus, type: s
     findCondition(next.conditions, type)?.status === "True" &&
     findCondition(stored?.conditions, type)?.status !== "True"
   );
+}
+
+/** What a status write changes, for the debug log: top-level fields, and "Ready.reason"-style condition parts. */
+function changedParts(before: WebAppStatus | undefined, after: WebAppStatus): string[] {
+  const parts: string[] = [];
+  for (const key of ["observedGeneration", "replicas", "readyReplicas", "availableReplicas", "selector"] as const)
+    if (before?.[key] !== after[key]) parts.push(`${key}=${after[key]}`);
+  if (JSON.stringify(before?.admitted ?? []) !== JSON.stringify(after.admitted ?? [])) parts.push("admitted");
+  for (const c of after.conditions ?? []) {
+    const old = findCondition(before?.conditions, c.type);
+    for (const field of ["status", "reason", "message", "lastTransitionTime", "observedGeneration"] as const)
+      if (old?.[field] !== c[field]) parts.push(`${c.type}.${field}=${c[field]}`);
+  }
+  return parts;
 }
