@@ -793,14 +793,19 @@ describe("under a mutating admission policy (image pinned to a digest, a pod-tem
     }
     throw new Error("the passes did not settle");
   }
-
-  test("a WebApp turns Ready, and further passes, a restart or a new leader write nothing", async () => {
+  /** A new WebApp under the policy, converged and rolled out. */
+  async function converged(): Promise<ReturnType<typeof world>> {
     const w = world();
     w.api.admit = pin;
     w.stored(testApp());
     await settle(w);
     rolledOut(w);
     await settle(w);
+    return w;
+  }
+
+  test("a WebApp turns Ready, and further passes, a restart or a new leader write nothing", async () => {
+    const w = await converged();
     expect(image(w)).toBe(`nginx:1.25@${DIGEST}`);
     expect(ready(w)?.status).toBe("True");
     expect(w.webapps.get(KEY)?.status?.admitted).toEqual([
@@ -821,12 +826,7 @@ describe("under a mutating admission policy (image pinned to a digest, a pod-tem
   });
 
   test("someone's scale is reverted (Scaled, the pinned image not taken for drift), and a new image rolls out to Ready", async () => {
-    const w = world();
-    w.api.admit = pin;
-    w.stored(testApp());
-    await settle(w);
-    rolledOut(w);
-    await settle(w);
+    const w = await converged();
     const applies = () => w.writes().filter((a) => a.path === DEP_PATH && a.contentType === APPLY).length;
     expect(applies()).toBe(0);
     const scaled = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as Record<string, any>;
