@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
 import { testApp } from "./_test-fixtures.ts";
-import { controllerOf, isControlledBy, needsApply } from "./diff.ts";
+import { controllerOf, isControlledBy, needsApply, reshapes } from "./diff.ts";
 
 /** What the API server returns after applying the intent: defaults filled in, extra metadata. */
 function liveDeployment(over: (d: Record<string, any>) => void = () => {}): KubeObject {
@@ -55,7 +55,7 @@ function liveService(over: (s: Record<string, any>) => void = () => {}): KubeObj
 
 describe("needsApply", () => {
   test("server defaults and labels others added cause no diff", () => {
-    const unchanged = { changed: false, fields: [], diffs: [], reshaped: false, extra: 0 };
+    const unchanged = { diffs: [], extra: 0 };
     expect(needsApply(desiredDeployment(testApp()), liveDeployment())).toEqual(unchanged);
     expect(needsApply(desiredService(testApp()), liveService())).toEqual(unchanged);
   });
@@ -63,27 +63,24 @@ describe("needsApply", () => {
   test("a live Deployment scaled down by hand is reported as a spec.replicas diff", () => {
     const live = liveDeployment((d) => (d.spec.replicas = 0));
     const diffs = [{ path: "spec.replicas", want: 3, have: 0 }];
-    const scaled = { changed: true, fields: ["spec.replicas"], diffs, reshaped: false, extra: 0 };
+    const scaled = { diffs, extra: 0 };
     expect(needsApply(desiredDeployment(testApp()), live)).toEqual(scaled);
   });
 
   test("a value changed in place is not a reshape; a port or container live does not have is one", () => {
     const live = liveDeployment();
-    expect(needsApply(desiredDeployment(testApp({ image: "nginx:1.26" })), live).reshaped).toBe(false);
-    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).reshaped).toBe(false);
-    expect(needsApply(desiredDeployment(testApp({ port: 8080 })), live).reshaped).toBe(true);
+    expect(reshapes(needsApply(desiredDeployment(testApp({ image: "nginx:1.26" })), live).diffs)).toBe(false);
+    expect(reshapes(needsApply(desiredService(testApp({ port: 8080 })), liveService()).diffs)).toBe(false);
+    expect(reshapes(needsApply(desiredDeployment(testApp({ port: 8080 })), live).diffs)).toBe(true);
     const renamed = liveDeployment((d) => (d.spec.template.spec.containers[0].name = "web"));
-    expect(needsApply(desiredDeployment(testApp()), renamed).reshaped).toBe(true);
+    expect(reshapes(needsApply(desiredDeployment(testApp()), renamed).diffs)).toBe(true);
   });
 
   test("a port or container live has beside the intent's is no difference, but is counted as extra", () => {
     const port = (p: number) => ({ containerPort: p, protocol: "TCP" });
     const twoPorts = liveDeployment((d) => (d.spec.template.spec.containers[0].ports = [port(8080), port(80)]));
     expect(needsApply(desiredDeployment(testApp()), twoPorts)).toEqual({
-      changed: false,
-      fields: [],
       diffs: [],
-      reshaped: false,
       extra: 1,
     });
     const sidecar = liveDeployment((d) => d.spec.template.spec.containers.push({ name: "proxy", image: "envoy:1" }));
@@ -94,11 +91,11 @@ describe("needsApply", () => {
 
   test("a new image and a new port are reported at their leaves, containers and ports named", () => {
     const want = desiredDeployment(testApp({ image: "nginx:1.26", port: 8080 }));
-    expect(needsApply(want, liveDeployment()).fields).toEqual([
+    expect(needsApply(want, liveDeployment()).diffs.map((d) => d.path)).toEqual([
       "spec.template.spec.containers[app].image",
       "spec.template.spec.containers[app].ports[8080]",
     ]);
-    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).fields).toEqual([
+    expect(needsApply(desiredService(testApp({ port: 8080 })), liveService()).diffs.map((d) => d.path)).toEqual([
       "spec.ports[http].targetPort",
     ]);
   });
@@ -108,7 +105,7 @@ describe("needsApply", () => {
       delete d.metadata.labels["managed-by"];
       d.spec.template.metadata.labels.app = "other";
     });
-    expect(needsApply(desiredDeployment(testApp()), live).fields).toEqual([
+    expect(needsApply(desiredDeployment(testApp()), live).diffs.map((d) => d.path)).toEqual([
       "metadata.labels.managed-by",
       "spec.template.metadata.labels.app",
     ]);
@@ -119,19 +116,19 @@ describe("needsApply", () => {
       needsApply(
         desiredDeployment(testApp()),
         liveDeployment((d) => (d.spec.template.spec.containers[0].name = "web")),
-      ).fields,
+      ).diffs.map((d) => d.path),
     ).toEqual(["spec.template.spec.containers[app]"]);
     expect(
       needsApply(
         desiredService(testApp()),
         liveService((s) => (s.spec.ports[0].targetPort = "80")),
-      ).fields,
+      ).diffs.map((d) => d.path),
     ).toEqual(["spec.ports[http].targetPort"]);
     expect(
       needsApply(
         desiredService(testApp()),
         liveService((s) => (s.metadata.ownerReferences = [])),
-      ).fields,
+      ).diffs.map((d) => d.path),
     ).toEqual(["metadata.ownerReferences[test-app]"]);
   });
 
@@ -140,12 +137,14 @@ describe("needsApply", () => {
       d.spec.template.spec.containers.push({ name: "sidecar", image: "envoy" });
       d.metadata.ownerReferences.push({ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "other" });
     });
-    expect(needsApply(desiredDeployment(testApp()), live).changed).toBe(false);
+    expect(needsApply(desiredDeployment(testApp()), live).diffs).toEqual([]);
   });
 
   test("an owner reference to an earlier WebApp of the same name (another uid) is a diff", () => {
     const live = liveService((s) => (s.metadata.ownerReferences[0].uid = "old-uid"));
-    expect(needsApply(desiredService(testApp()), live).fields).toEqual(["metadata.ownerReferences[test-app]"]);
+    expect(needsApply(desiredService(testApp()), live).diffs.map((d) => d.path)).toEqual([
+      "metadata.ownerReferences[test-app]",
+    ]);
   });
 });
 

@@ -11,11 +11,11 @@
  *   apply merges them; extra live items are fine, a desired item missing from live is a difference.
  *   Lists of scalars must be equal.
  * - Scalars are compared exactly (8080 differs from "8080").
- * - `fields` names every difference at its leaf, e.g. "spec.replicas",
- *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort"; changed iff non-empty.
- *   `diffs` has the same differences with what the intent wants there and what live has (null: absent), which
- *   tells a value admission gave our own write from someone's later edit (admission.ts).
- * - `reshaped` is true when a difference is a field or list item the live object does not have at all (a new
+ * - `diffs` names every difference at its leaf, e.g. "spec.replicas",
+ *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort", with what the intent wants there
+ *   and what live has (null: absent), which tells a value admission gave our own write from someone's later edit
+ *   (admission.ts); applying the intent changes live iff there is any.
+ * - reshapes(diffs) is true when a difference is a field or list item the live object does not have at all (a new
  *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
  *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
  * - `extra` counts the items of keyed lists in live that the intent has none for (another port, another
@@ -26,14 +26,8 @@ import { GROUP, KIND } from "../api/webapp.ts";
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 
 export interface ApplyCheck {
-  /** True iff applying the intent would change the live object. */
-  changed: boolean;
-  /** The differing owned fields, in the intent's field order. */
-  fields: string[];
-  /** The same differences with both values (null where live has none). */
+  /** The differing owned fields, in the intent's field order, with both values; applying changes live iff any. */
   diffs: Diff[];
-  /** Some difference is a field or list item live lacks altogether (not a value changed in place). */
-  reshaped: boolean;
   /** How many items of keyed lists in live the intent has none for (not a difference by itself). */
   extra: number;
 }
@@ -52,27 +46,22 @@ const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
 
 export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
-  const fields: Diffs = Object.assign([], { extra: 0, values: [] });
+  const out: ApplyCheck = { diffs: [], extra: 0 };
   for (const key of OWNED_METADATA) {
     const want = desired.metadata[key];
-    if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, fields);
+    if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, out);
   }
   for (const [key, want] of Object.entries(desired)) {
-    if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), fields);
+    if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), out);
   }
-  const { extra, values } = fields;
-  return { changed: fields.length > 0, fields: [...fields], diffs: values, reshaped: reshapes(values), extra };
+  return out;
 }
 
-/** Some difference is a field or list item live lacks altogether (`reshaped` above). */
+/** Some difference is a field or list item live lacks altogether (a reshape, not a value changed in place). */
 export const reshapes = (diffs: readonly Diff[]): boolean => diffs.some((d) => d.have === null);
 
-/** The differing paths and their values, and how many items live has that the intent lacks. */
-type Diffs = string[] & { extra: number; values: Diff[] };
-
-function differs(out: Diffs, path: string, want: unknown, have: unknown): void {
-  out.push(path);
-  out.values.push({ path, want, have: have ?? null });
+function differs(out: ApplyCheck, path: string, want: unknown, have: unknown): void {
+  out.diffs.push({ path, want, have: have ?? null });
 }
 
 /** The owner reference with controller=true, if any. */
@@ -92,7 +81,7 @@ export function isControlledBy(obj: KubeObject, webapp: { metadata: { uid?: stri
   return uid !== undefined && controllerOf(obj)?.uid === uid;
 }
 
-function compare(want: unknown, have: unknown, path: string, out: Diffs): void {
+function compare(want: unknown, have: unknown, path: string, out: ApplyCheck): void {
   if (have === undefined) {
     differs(out, path, want, have);
     return;
@@ -117,7 +106,7 @@ function compare(want: unknown, have: unknown, path: string, out: Diffs): void {
   if (!scalarEqual(want, have)) differs(out, path, want, have);
 }
 
-function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: Diffs): void {
+function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: ApplyCheck): void {
   const matched = new Set<unknown>();
   want.forEach((item, index) => {
     const key = LIST_KEYS.find((k) => item[k] !== undefined);
