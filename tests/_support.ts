@@ -202,7 +202,7 @@ export async function eventsFor(
 
 /**
  * The Events about `name`, once one of them is what `wanted` accepts. The operator sends its Events once its
- * reconciles have been quiet for a moment (runtime/quiet.ts), up to 5 s after what they tell.
+ * reconciles have been quiet for a moment (runtime/quiet.ts), up to 0.8 s after what they tell.
  */
 export function eventsOnceSeen(
   namespace: string,
