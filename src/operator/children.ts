@@ -15,11 +15,11 @@
  *   leader's (which does not know).
  * - A child is reported (`live`) only once the cache has shown it: one this pass created, or one only the memory
  *   of our write stands for, is `pending`, which the status reports as being created, never as existing.
- * - Remembers between passes, bounded and expiring (expectations.ts): the children it wrote until the cache shows
- *   them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound or
- *   Conflict about one drops it, and the child is converged from the cache in the same pass); the WebApps it
- *   created children for in the last CREATED_TTL_MS, and those the API server said are gone, for the owner check
- *   below; and the WebApps whose other children were left to the next pass.
+ * - Remembers between passes in the reconciler's two memories (expectations.ts): the children it wrote until the
+ *   cache shows them, so a pass that runs before the watch delivered them neither writes nor reads again (a NotFound
+ *   or Conflict about one drops it, and the child is converged from the cache in the same pass); and, in the
+ *   WebApp's record, when it created children for it, whether the API server said it is gone (the owner check
+ *   below), and whether its other children were left to the next pass.
  * - The owner check: a cached WebApp may be gone from the API server (the cache lags). A creation for it is
  *   harmless (the garbage collector removes a child whose owner uid does not exist), but a loop is not: collected
  *   children reconcile the stale WebApp again, which would create them again. So a creation that may be a
@@ -33,13 +33,12 @@ import type { WebApp, WebAppObject } from "../api/webapp.ts";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
-import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
 import { CHILD_KINDS, type PerKind } from "./child-kinds.ts";
 import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
-import { CREATED_TTL_MS, ExpiringMap, WrittenChildren } from "./expectations.ts";
+import type { WebAppMemory, WrittenChildren } from "./expectations.ts";
 import type { Problem } from "./status.ts";
 
 /** Read access to a cache by "namespace/name" (an Informer fits). */
@@ -55,24 +54,10 @@ export interface ChildrenDeps {
   logger: Logger;
 }
 
-/** What the passes remember between calls (see the contract above). */
+/** What the passes remember between calls (expectations.ts; see the contract above). */
 export interface ChildrenMemory {
   written: WrittenChildren;
-  /** uids of WebApps this process created a child for within CREATED_TTL_MS. */
-  created: ExpiringMap<true>;
-  /** uids of WebApps the API server said are gone (or being deleted): a uid never comes back. */
-  gone: ExpiringMap<true>;
-  /** uids of WebApps whose workload this process created, the others left to the next pass (their first creation). */
-  othersLater: ExpiringMap<true>;
-}
-
-export function childrenMemory(clock: Clock): ChildrenMemory {
-  return {
-    written: new WrittenChildren(clock),
-    created: new ExpiringMap<true>(clock, CREATED_TTL_MS),
-    gone: new ExpiringMap<true>(clock, CREATED_TTL_MS),
-    othersLater: new ExpiringMap<true>(clock, CREATED_TTL_MS),
-  };
+  webapps: WebAppMemory;
 }
 
 export type Observed =
@@ -113,7 +98,8 @@ export async function convergeChildren(
   signal: AbortSignal,
 ): Promise<Observed> {
   const uid = webapp.metadata.uid;
-  if (uid !== undefined && memory.gone.get(uid)) return { kind: "ownerGone" }; // the cache still lags
+  const memo = memory.webapps.get(uid);
+  if (memo.gone) return { kind: "ownerGone" }; // the cache still lags
   const children = CHILD_KINDS.map(({ kind, rt, desired }): PassChild => {
     const child: Child = { kind, rt, desired: desired(webapp) };
     const key = keyOf(child.desired);
@@ -122,13 +108,13 @@ export async function convergeChildren(
   });
   const [workload, ...others] = children as [PassChild, ...PassChild[]];
   // Our workload there and the others left to this pass: their first creation, no re-creation.
-  const othersFirst = uid !== undefined && memory.othersLater.get(uid) !== undefined && !!workload.found;
+  const othersFirst = memo.othersNext === true && !!workload.found;
   let ownerCheck: Promise<boolean> | undefined;
   const ctx: ConvergeContext = {
     ...deps,
     webapp,
     ownerExists: () => (ownerCheck ??= stillExists(deps.client, webapp, signal)),
-    confirmOwner: reconciledBefore || uid === undefined || (memory.created.get(uid) !== undefined && !othersFirst),
+    confirmOwner: reconciledBefore || uid === undefined || (memory.webapps.createdRecently(uid) && !othersFirst),
     admitted,
     signal,
   };
@@ -195,19 +181,14 @@ function decide(
   }
   // A new WebApp's other children, left to the next pass, are announced with its workload, as next: one event for
   // all, sent now. That pass does not announce them again, unless it does not know (another leader runs it).
-  const announced = uid !== undefined && memory.othersLater.get(uid) !== undefined;
+  const announced = memory.webapps.get(uid).othersNext === true;
   const workload = (children[0] as PassChild).child;
   const next = othersLater ? children.slice(1).map((c) => c.child) : [];
   announceCreated(ctx, announced ? created.filter((c) => c === workload) : created, next);
-  if (uid === undefined) return observed;
-  if (ownerGone) memory.gone.set(uid, true);
-  else if (created.length > 0) memory.created.set(uid, true);
-  if (othersLater) {
-    memory.othersLater.set(uid, true);
-    return { kind: "othersLater", admitted: observed.admitted };
-  }
-  memory.othersLater.delete(uid);
-  return ownerGone ? { kind: "ownerGone" } : observed;
+  if (created.length > 0) memory.webapps.created(uid);
+  memory.webapps.set(uid, ownerGone ? { gone: true } : { othersNext: othersLater || undefined });
+  if (ownerGone) return { kind: "ownerGone" };
+  return othersLater ? { kind: "othersLater", admitted: observed.admitted } : observed;
 }
 
 /** The API server still has this WebApp: same uid, not being deleted. One GET, before an adoption or a re-creation. */

@@ -1,7 +1,8 @@
 /**
- * What this process wrote recently and its caches may not show yet (client-go's controller expectations),
- * so that a reconcile running before the watch delivered our own write neither writes again nor asks the
- * API server.
+ * The reconciler's two memories, each bounded and expiring: what this process wrote recently that its caches may
+ * not show yet (WrittenChildren, client-go's controller expectations), so that a reconcile running before the
+ * watch delivered our own write neither writes again nor asks the API server; and what it knows of a WebApp that
+ * its cache does not say (WebAppMemory: one record per WebApp uid, each field with its invariant).
  *
  * Properties:
  * - Bounded: every memory forgets an entry after its time to live (on the injected clock) and holds at most
@@ -19,12 +20,15 @@
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
+import type { AdmittedField } from "./admission.ts";
 import { shapeChild } from "./cache-shape.ts";
 
 /** How long a written child stands in for a cache that has not shown it (the watch normally takes < 1 s). */
 export const WRITTEN_TTL_MS = 30_000;
-/** How long a WebApp counts as "had a child created by this process" (see reconciler.ts, ownerCheck). */
+/** How long a WebApp counts as "had a child created by this process" (see children.ts, the owner check). */
 export const CREATED_TTL_MS = 60_000;
+/** How long a WebApp's record lives after it was last set: its longest-lived field, admission records. */
+export const WEBAPP_MEMORY_TTL_MS = 10 * 60_000;
 /** At most this many entries per memory (a burst of creations beyond it forgets the oldest first). */
 export const MAX_ENTRIES = 10_000;
 
@@ -145,6 +149,61 @@ export class WrittenChildren {
     if (this.#written.get(key) === undefined || !(isNotFound(error) || isConflict(error))) return false;
     this.#written.delete(key);
     return true;
+  }
+}
+
+/** What this process knows of one WebApp (by uid: a uid never comes back) that its cache does not show. */
+export interface WebAppMemo {
+  /** When it last created a child for this WebApp: a creation within CREATED_TTL_MS may be a re-creation. */
+  createdAt?: number;
+  /** The API server said this WebApp is gone (or being deleted): nothing is created for its uid again. */
+  gone?: true;
+  /** Its workload was created and announced with the others as next: their pass is their first creation. */
+  othersNext?: true;
+  /** When a pass that wrote a child left its status to the next pass: within WRITTEN_TTL_MS that one writes it. */
+  statusLeftAt?: number;
+  /** Admission records (admission.ts) a pass computed that the cached status does not carry yet. */
+  admitted?: AdmittedField[];
+}
+
+/** WebAppMemo by WebApp uid: an entry lives WEBAPP_MEMORY_TTL_MS after it was last changed, at most MAX_ENTRIES. */
+export class WebAppMemory {
+  readonly #clock: Clock;
+  readonly #memos: ExpiringMap<WebAppMemo>;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+    this.#memos = new ExpiringMap(clock, WEBAPP_MEMORY_TTL_MS);
+  }
+
+  get(uid: string | undefined): Readonly<WebAppMemo> {
+    return (uid === undefined ? undefined : this.#memos.get(uid)) ?? {};
+  }
+
+  /** Sets (a value) or clears (undefined) the given fields of a WebApp's record. */
+  set(uid: string | undefined, fields: Partial<Record<keyof WebAppMemo, unknown>>): void {
+    if (uid === undefined) return;
+    const memo: Record<string, unknown> = { ...this.#memos.get(uid), ...fields };
+    for (const [k, v] of Object.entries(memo)) if (v === undefined) delete memo[k];
+    if (Object.keys(memo).length === 0) this.#memos.delete(uid);
+    else this.#memos.set(uid, memo as WebAppMemo);
+  }
+
+  /** This process created a child for the WebApp now. */
+  created(uid: string | undefined): void {
+    this.set(uid, { createdAt: this.#clock.now() });
+  }
+
+  /** This process created a child for the WebApp within CREATED_TTL_MS. */
+  createdRecently(uid: string | undefined): boolean {
+    const at = this.get(uid).createdAt;
+    return at !== undefined && this.#clock.now() - at < CREATED_TTL_MS;
+  }
+
+  /** A pass left the WebApp's status to the next pass within WRITTEN_TTL_MS. */
+  statusLeft(uid: string | undefined): boolean {
+    const at = this.get(uid).statusLeftAt;
+    return at !== undefined && this.#clock.now() - at < WRITTEN_TTL_MS;
   }
 }
 

@@ -18,7 +18,6 @@ import { createKubeClient } from "../kube/client.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { controllerBuilder } from "../runtime/builder.ts";
-import { StatusEchoes } from "./status-echo.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
 import type { Controller } from "../runtime/controller.ts";
 import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runtime/events.ts";
@@ -191,9 +190,8 @@ function webAppController(
 ): Controller {
   const { webapps, children } = caches;
   const logger = opts.logger;
-  const echoes = new StatusEchoes(clock);
-  const reconciler = createWebAppReconciler({ client, webapps, children, recorder, clock, logger, echoes });
-  const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE, (e) => !echoes.isEcho(e));
+  const reconciler = createWebAppReconciler({ client, webapps, children, recorder, clock, logger });
+  const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE);
   for (const k of CHILD_KINDS) {
     // Told of every child event before a pass can run for it (WrittenChildren.observed: a creation seen deleted).
     children[k.kind].onEvent(reconciler.observeChild);

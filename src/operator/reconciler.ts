@@ -15,8 +15,9 @@
  * child it wrote, the cache showing nothing, is run again by the time that memory expires (WRITTEN_TTL_MS).
  * The status is written by status-write.ts: not when already stale (a newer pass is queued), nor by a pass that
  * wrote a child with nothing wrong (it asks for a pass at IN_TURN priority, which reads what the write came back
- * as and writes that), unless it turns Ready or Stalled True; and told to deps.echoes first, so that the update
- * event carrying it back runs no pass (status-echo.ts).
+ * as and writes that), unless it turns Ready or Stalled True. Its echo (the update event carrying it back) runs a
+ * pass like any event: it finds the status equal and writes nothing.
+ * Remembers between calls only what expectations.ts keeps: the children it wrote, and a record per WebApp.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { formatIssues, type Issue, parseWebApp } from "../api/parse.ts";
@@ -31,12 +32,11 @@ import { CHILD_KINDS, type ChildKindName, type PerKind } from "./child-kinds.ts"
 import { IN_TURN, LATER } from "./child-priority.ts";
 import type { SourceEvent } from "../runtime/source.ts";
 import { type AdmittedField, sameAdmitted } from "./admission.ts";
-import { type Cache, type ChildrenMemory, childrenMemory, convergeChildren, type Observed } from "./children.ts";
-import { ExpiringMap, WRITTEN_TTL_MS } from "./expectations.ts";
+import { type Cache, convergeChildren, type Observed } from "./children.ts";
+import { WebAppMemory, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { podFailures } from "./pod-failures.ts";
 import { computeStatus, podProblems } from "./status.ts";
-import type { StatusEchoes } from "./status-echo.ts";
 import { writeStatus } from "./status-write.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
@@ -57,20 +57,13 @@ export interface ReconcilerDeps {
   recorder: EventRecorder;
   clock: Clock;
   logger: Logger;
-  /** Told of every status written, so that the controller can drop the echo (status-echo.ts). */
-  echoes?: StatusEchoes;
 }
 
-/** What the reconciler remembers between calls: the children's (children.ts), and the statuses it left. */
+/** The reconciler's two memories (expectations.ts): the children it wrote, and a record per WebApp. */
 interface Memory {
-  children: ChildrenMemory;
-  /** Keys whose status a pass that wrote a child left to the next pass within WRITTEN_TTL_MS: that one writes it. */
-  statusLeft: ExpiringMap<true>;
-  /**
-   * By WebApp uid: admission records (admission.ts) a pass computed that the cached WebApp's status does not carry
-   * yet (its write was left, or has not come back); dropped once the cached status carries them.
-   */
-  admitted: ExpiringMap<AdmittedField[]>;
+  written: WrittenChildren;
+  /** Besides the children's fields (children.ts): statusLeftAt, and the admission records not in the status yet. */
+  webapps: WebAppMemory;
 }
 
 /** The reconciler, and where the watch tells it of every child event (WrittenChildren.observed). */
@@ -79,27 +72,20 @@ export interface WebAppReconciler extends Reconciler {
 }
 
 export function createWebAppReconciler(deps: ReconcilerDeps): WebAppReconciler {
-  const memory: Memory = {
-    children: childrenMemory(deps.clock),
-    statusLeft: new ExpiringMap<true>(deps.clock, WRITTEN_TTL_MS),
-    admitted: new ExpiringMap<AdmittedField[]>(deps.clock, ADMITTED_TTL_MS),
-  };
+  const memory: Memory = { written: new WrittenChildren(deps.clock), webapps: new WebAppMemory(deps.clock) };
   const reconciler = (req: Request, signal: AbortSignal) => reconcile(deps, memory, req, signal);
   return Object.assign(reconciler, {
-    observeChild: (e: SourceEvent<KubeObject>) => memory.children.written.observed(e.object, e.type === "delete"),
+    observeChild: (e: SourceEvent<KubeObject>) => memory.written.observed(e.object, e.type === "delete"),
   });
 }
-
-/** How long an admission record waits for its status write (the pass after a write writes it within seconds). */
-const ADMITTED_TTL_MS = 10 * 60_000;
 
 /** The admission records of a WebApp: this process's newest, else what its cached status carries. */
 function admittedOf(memory: Memory, webapp: WebAppObject): AdmittedField[] {
   const uid = webapp.metadata.uid;
   const stored = webapp.status?.admitted ?? [];
-  const mine = uid === undefined ? undefined : memory.admitted.get(uid);
+  const mine = memory.webapps.get(uid).admitted;
   if (mine === undefined) return stored;
-  if (sameAdmitted(mine, stored) && uid !== undefined) memory.admitted.delete(uid);
+  if (sameAdmitted(mine, stored)) memory.webapps.set(uid, { admitted: undefined });
   return mine;
 }
 
@@ -112,14 +98,14 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
 
   const reconciledBefore = (webapp.status?.conditions?.length ?? 0) > 0; // every status we write has conditions
   const admitted = admittedOf(memory, webapp);
-  const observed = await convergeChildren(deps, memory.children, parsed.webapp, reconciledBefore, admitted, signal);
+  const observed = await convergeChildren(deps, memory, parsed.webapp, reconciledBefore, admitted, signal);
   if (observed.kind === "ownerGone") {
     // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
     return done();
   }
   const uid = webapp.metadata.uid;
-  if (uid !== undefined && !sameAdmitted(observed.admitted, admitted)) memory.admitted.set(uid, observed.admitted);
+  if (!sameAdmitted(observed.admitted, admitted)) memory.webapps.set(uid, { admitted: observed.admitted });
   if (observed.kind === "othersLater") return requeue(LATER); // the Service's pass follows at once when idle
   const outcome = await settle(deps, memory, req, webapp, parsed.webapp, observed, signal);
   // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
@@ -151,7 +137,8 @@ async function settle(
   // A pass that wrote a child with nothing wrong leaves its status to a pass that reads what the write came back
   // as (status-write.ts), queued at the back: in a burst the children's writes go first. Once: should that pass
   // write a child again (someone else's controller fights ours), it writes the status, and no pass follows at once.
-  const leave = observed.wrote && problems.length === 0 && failure === undefined && !memory.statusLeft.get(req.key);
+  const uid = webapp.metadata.uid;
+  const leave = observed.wrote && problems.length === 0 && failure === undefined && !memory.webapps.statusLeft(uid);
   // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
   if (wantPods && !req.superseded() && !leave) {
     const failures = await podFailures(deps, parsed, now, signal);
@@ -162,8 +149,7 @@ async function settle(
   // it): this status would claim what is no longer true, so it is not written.
   if (failure === undefined && !stillCached(deps, live)) return requeue(IN_TURN);
   const written = await writeStatus(deps, req, webapp, status, signal, leave);
-  if (leave && written === "left") memory.statusLeft.set(req.key, true);
-  else memory.statusLeft.delete(req.key);
+  memory.webapps.set(uid, { statusLeftAt: leave && written === "left" ? deps.clock.now() : undefined });
   if (failure) throw failure;
   if (written === "left" && !req.superseded()) return requeue(IN_TURN);
   if (problems.length > 0) return requeueAfter(RECHECK_MS);

@@ -11,7 +11,6 @@
  *   children go first. Except news someone may be waiting for: a status that turns Ready or Stalled True is
  *   written at once (the queued pass may sit behind every other key).
  * - Says what it did: written, unchanged (nothing to write), or left (to the pass that follows).
- * - deps.echoes is told before the write (its echo may arrive before its response), and told again if it fails.
  * - A WebApp deleted meanwhile (404) is not an error: nothing is left to report on.
  * - One Warning event and log line per change of problem when it is Degraded; a pod's message changes with
  *   every kubelet back-off, its reason does not, so for a pod failure only the reason counts.
@@ -27,13 +26,11 @@ import type { Request } from "../runtime/reconcile.ts";
 import { isPodFailureReason } from "../readiness/pods.ts";
 import { FIELD_MANAGER } from "./converge.ts";
 import { statusEqual } from "./status.ts";
-import type { StatusEchoes } from "./status-echo.ts";
 
 export interface StatusWriteDeps {
   client: KubeClient;
   recorder: EventRecorder;
   logger: Logger;
-  echoes?: StatusEchoes;
 }
 
 /** What writeStatus did (see the contract above). */
@@ -60,7 +57,6 @@ export async function writeStatus(
     deps.logger.debug(`WebApp ${namespace}/${name}: status not written, ${why}`);
     return "left";
   }
-  deps.echoes?.writing(webapp, status); // before the write: its echo may arrive before its response
   try {
     await deps.client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
       subresource: "status",
@@ -69,7 +65,6 @@ export async function writeStatus(
       discardResponse: true, // nobody reads the echo of the whole WebApp
     });
   } catch (e) {
-    deps.echoes?.failed(webapp);
     if (isNotFound(e)) return "written"; // deleted meanwhile: nothing left to report on
     throw e;
   }
