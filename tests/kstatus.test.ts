@@ -59,42 +59,41 @@ describe("kstatus over the status the operator computes", () => {
     metadata: { ...obj.metadata, ...meta },
     status: s,
   });
-  const rolledOut = computeStatus(app(), deployment(3, 3), service, [], T0);
+  const rolledOut = computeStatus(app(), { Deployment: deployment(3, 3), Service: service }, [], T0);
   const UNOBSERVED = { ...UNOBSERVED_STATUS } as ReturnType<typeof computeStatus>;
 
   const states: [string, object, KstatusStatus][] = [
-    [
-      "converging (no Deployment yet)",
-      withStatus(app(), computeStatus(app(), undefined, undefined, [], T0)),
-      "InProgress",
-    ],
+    ["converging (no Deployment yet)", withStatus(app(), computeStatus(app(), {}, [], T0)), "InProgress"],
     ["rolled out", withStatus(app(), rolledOut), "Current"],
     [
       "scaled up with pods pending (5 of 8 available)",
-      withStatus(app({ replicas: 8 }), computeStatus(app({ replicas: 8 }), deployment(8, 5), service, [], T0)),
+      withStatus(
+        app({ replicas: 8 }),
+        computeStatus(app({ replicas: 8 }), { Deployment: deployment(8, 5), Service: service }, [], T0),
+      ),
       "InProgress",
     ],
     [
       "blocked by a foreign object",
-      withStatus(app(), computeStatus(app(), undefined, service, [resourceExistsProblem("Deployment", foreign)], T0)),
+      withStatus(app(), computeStatus(app(), { Service: service }, [resourceExistsProblem("Deployment", foreign)], T0)),
       "Failed",
     ],
     [
       "invalid spec",
-      withStatus(app({ replicas: 0 }), computeStatus(app({ replicas: 0 }), deployment(3, 3), service, [], T0)),
-      "Failed",
-    ],
-    [
-      "forbidden",
       withStatus(
-        app(),
-        computeStatus(app(), undefined, undefined, [{ reason: "Forbidden", message: "forbidden: ..." }], T0),
+        app({ replicas: 0 }),
+        computeStatus(app({ replicas: 0 }), { Deployment: deployment(3, 3), Service: service }, [], T0),
       ),
       "Failed",
     ],
     [
+      "forbidden",
+      withStatus(app(), computeStatus(app(), {}, [{ reason: "Forbidden", message: "forbidden: ..." }], T0)),
+      "Failed",
+    ],
+    [
       "past its progress deadline",
-      withStatus(app(), computeStatus(app(), deployment(3, 2, [deadline]), service, [], T0)),
+      withStatus(app(), computeStatus(app(), { Deployment: deployment(3, 2, [deadline]), Service: service }, [], T0)),
       "Failed",
     ],
     ["a spec change not yet observed", withStatus(app({}, 2), rolledOut), "InProgress"],

@@ -39,7 +39,7 @@ import { type AdmittedField, withAdmitted } from "./admission.ts";
 import { CHILD_KINDS, type PerKind } from "./child-kinds.ts";
 import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
 import type { WebAppMemory, WrittenChildren } from "./expectations.ts";
-import type { Problem } from "./status.ts";
+import type { LiveChildren, Problem } from "./status.ts";
 
 /** Read access to a cache by "namespace/name" (an Informer fits). */
 export interface Cache<T> {
@@ -67,7 +67,7 @@ export type Observed =
   | {
       kind: "observed";
       /** The children the cache has shown, as last written or cached. */
-      live: Partial<Record<Child["kind"], KubeObject>>;
+      live: LiveChildren;
       /** Children written (or remembered) that the cache has not shown yet: reported as being created. */
       pending: Child["kind"][];
       /** What admission made of our writes (admission.ts), with this pass's writes in. */

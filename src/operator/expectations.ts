@@ -20,6 +20,7 @@
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
+import { ExpiringMap } from "../runtime/expiring-map.ts";
 import type { AdmittedField } from "./admission.ts";
 import { shapeChild } from "./cache-shape.ts";
 
@@ -30,51 +31,7 @@ export const CREATED_TTL_MS = 60_000;
 /** How long a WebApp's record lives after it was last set: its longest-lived field, admission records. */
 export const WEBAPP_MEMORY_TTL_MS = 10 * 60_000;
 /** At most this many entries per memory (a burst of creations beyond it forgets the oldest first). */
-export const MAX_ENTRIES = 10_000;
-
-/** A map whose entries expire `ttlMs` after they were set, holding at most `max` of them. */
-export class ExpiringMap<V> {
-  readonly #clock: Clock;
-  readonly #ttlMs: number;
-  readonly #max: number;
-  /** In the order they were set (a set moves the key to the end), so the oldest entry is first. */
-  readonly #entries = new Map<string, { value: V; at: number }>();
-
-  constructor(clock: Clock, ttlMs: number, max = MAX_ENTRIES) {
-    this.#clock = clock;
-    this.#ttlMs = ttlMs;
-    this.#max = max;
-  }
-
-  get size(): number {
-    this.#prune();
-    return this.#entries.size;
-  }
-
-  get(key: string): V | undefined {
-    this.#prune();
-    return this.#entries.get(key)?.value;
-  }
-
-  set(key: string, value: V): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, at: this.#clock.now() });
-    this.#prune();
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
-
-  /** Drops expired entries and the oldest beyond `max`: both are at the front. */
-  #prune(): void {
-    const now = this.#clock.now();
-    for (const [key, { at }] of this.#entries) {
-      if (now - at < this.#ttlMs && this.#entries.size <= this.#max) return;
-      this.#entries.delete(key);
-    }
-  }
-}
+const MAX_ENTRIES = 10_000;
 
 /** The children this process created or updated, by "namespace/name", as the API server returned them. */
 export class WrittenChildren {
@@ -173,7 +130,7 @@ export class WebAppMemory {
 
   constructor(clock: Clock) {
     this.#clock = clock;
-    this.#memos = new ExpiringMap(clock, WEBAPP_MEMORY_TTL_MS);
+    this.#memos = new ExpiringMap(clock, WEBAPP_MEMORY_TTL_MS, MAX_ENTRIES);
   }
 
   get(uid: string | undefined): Readonly<WebAppMemo> {

@@ -216,7 +216,7 @@ function liveService(app: WebApp): KubeObject {
 
 /** A WebApp whose stored status is what the reconciler computed for these children a minute ago. */
 function withStatus(app: WebApp, dep: KubeObject | undefined, svc: KubeObject | undefined): WebApp {
-  return { ...app, status: computeStatus(app, dep, svc, [], START - 60_000) };
+  return { ...app, status: computeStatus(app, { Deployment: dep, Service: svc }, [], START - 60_000) };
 }
 
 const degraded = (a: Action | undefined) =>
@@ -705,7 +705,10 @@ describe("a child this process wrote, gone from the cache", () => {
     const dep = w.cached(liveDeployment(testApp()));
     const svc = w.cached(liveService(testApp()));
     const crashed = podProblems([{ pod: "test-app-1", reason: "CrashLoopBackOff", message: "back-off restarting" }]);
-    w.stored({ ...testApp(), status: computeStatus(testApp(), dep, svc, crashed, START - 60_000) });
+    w.stored({
+      ...testApp(),
+      status: computeStatus(testApp(), { Deployment: dep, Service: svc }, crashed, START - 60_000),
+    });
     expect(await w.reconcile()).toEqual(requeue(IN_TURN));
     expect(w.statusWrites()).toEqual([]); // Ready would have been news, written at once: not with the Service gone
     await w.reconcile(); // the pass the deletion queued creates it again, and reports it as being created

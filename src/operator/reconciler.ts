@@ -36,7 +36,7 @@ import { type Cache, convergeChildren, type Observed } from "./children.ts";
 import { WebAppMemory, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { podFailures } from "./pod-failures.ts";
-import { computeStatus, podProblems } from "./status.ts";
+import { computeStatus, type LiveChildren, podProblems } from "./status.ts";
 import { writeStatus } from "./status-write.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
@@ -127,7 +127,7 @@ async function settle(
   const { live, problems, failure } = observed;
   const now = deps.clock.now();
   const seen = { pending: observed.pending, admitted: observed.admitted };
-  let status = computeStatus(webapp, live.Deployment, live.Service, problems, now, seen);
+  let status = computeStatus(webapp, live, problems, now, seen);
   const notReady = live.Deployment && notReadyFor(status, now);
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
@@ -142,8 +142,7 @@ async function settle(
   // Superseded stays true for the rest of this pass: its status is not written, so the pods need not be read.
   if (wantPods && !req.superseded() && !leave) {
     const failures = await podFailures(deps, parsed, now, signal);
-    if (failures.length > 0)
-      status = computeStatus(webapp, live.Deployment, live.Service, [...problems, ...podProblems(failures)], now, seen);
+    if (failures.length > 0) status = computeStatus(webapp, live, [...problems, ...podProblems(failures)], now, seen);
   }
   // A child the status counts went from the cache while this pass ran (its deletion queued the pass that reports
   // it): this status would claim what is no longer true, so it is not written.
@@ -192,8 +191,11 @@ async function reportInvalid(
 ): Promise<Outcome> {
   const { name, namespace } = webapp.metadata as { name: string; namespace: string };
   deps.logger.debug(`WebApp ${namespace}/${name} has an invalid spec: ${formatIssues(issues).replaceAll("\n", "; ")}`);
-  const own = (o: KubeObject | undefined) => (o && isControlledBy(o, webapp) ? o : undefined);
-  const [dep, svc] = CHILD_KINDS.map((k) => own(deps.children[k.kind].get(`${namespace}/${k.name(name)}`)));
-  await writeStatus(deps, req, webapp, computeStatus(webapp, dep, svc, [], deps.clock.now()), signal);
+  const live: LiveChildren = {}; // the children this WebApp still controls
+  for (const k of CHILD_KINDS) {
+    const child = deps.children[k.kind].get(`${namespace}/${k.name(name)}`);
+    if (child && isControlledBy(child, webapp)) live[k.kind] = child;
+  }
+  await writeStatus(deps, req, webapp, computeStatus(webapp, live, [], deps.clock.now()), signal);
   return done();
 }

@@ -10,7 +10,7 @@
  *   Stalled:     present (True) when it cannot progress without someone acting: InvalidSpec, ResourceExists,
  *                Forbidden, ProgressDeadlineExceeded, ReplicaFailure, a pod failure (podProblems(),
  *                readiness/pods.ts); absent otherwise. Never there together with Reconciling.
- *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and the Service exists.
+ *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and every other child exists.
  *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
  *   Degraded:    True iff Stalled is, or a write failed.
  *   Each has a reason and a message that says what to do; Ready's reason is the cause when it is False.
@@ -35,8 +35,9 @@ import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
+import { CHILD_KINDS, type ChildKindName, DEPLOYMENT_KIND } from "./child-kinds.ts";
 import { controllerOf } from "./diff.ts";
-import { deploymentName, serviceName, webAppSelector } from "./desired.ts";
+import { deploymentName, webAppSelector } from "./desired.ts";
 
 /** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
 export type ProblemReason =
@@ -64,7 +65,7 @@ export interface Problem {
 }
 
 /** The problem for an object with our name that this WebApp does not control. */
-export function resourceExistsProblem(kind: "Deployment" | "Service", obj: KubeObject): Problem {
+export function resourceExistsProblem(kind: ChildKindName, obj: KubeObject): Problem {
   const owner = controllerOf(obj);
   const { name, namespace } = obj.metadata;
   const ownedBy = owner ? ` (it is controlled by ${owner.kind} ${owner.name})` : "";
@@ -88,24 +89,26 @@ export function podProblems(failures: readonly PodFailure[]): Problem[] {
   });
 }
 
+/** The children of a WebApp the cache has shown, by kind (child-kinds.ts). */
+export type LiveChildren = Partial<Record<ChildKindName, KubeObject>>;
+
 /** What the reconciler saw besides the children: those not in the cache yet, and the admission records. */
 export interface Seen {
-  pending?: readonly ("Deployment" | "Service")[];
+  pending?: readonly ChildKindName[];
   /** Default: what the stored status carries. */
   admitted?: readonly AdmittedField[];
 }
 
 export function computeStatus(
   webapp: WebAppObject,
-  deployment: KubeObject | undefined,
-  service: KubeObject | undefined,
+  live: LiveChildren,
   problems: readonly Problem[],
   now: number,
   seen: Seen = {},
 ): WebAppStatus {
   const name = webapp.metadata.name ?? "";
   const parsed = parseWebAppSpec(webapp);
-  const dep = deployment ? readDeployment(deployment) : undefined;
+  const dep = live.Deployment ? readDeployment(live.Deployment) : undefined;
   const spec = parsed.ok ? parsed.spec : undefined;
   const pending = seen.pending ?? [];
   const admitted = seen.admitted ?? webapp.status?.admitted ?? [];
@@ -120,7 +123,7 @@ export function computeStatus(
   const rollout = dep && rolloutState(dep);
   if (dep && rollout) found.push(...deploymentProblems(name, dep, rollout));
 
-  const available = availableCondition(name, dep, service, desiredReplicas, pending);
+  const available = availableCondition(name, dep, live, desiredReplicas, pending);
   const progressing: ConditionState = rollout
     ? cond(
         "Progressing",
@@ -163,33 +166,27 @@ function progressOf(found: readonly Problem[], available: ConditionState, progre
   return { kind: "ready", reason: "Available", message: available.message };
 }
 
+/**
+ * Available is the workload's (the Deployment's rollout) once every child exists; a child the cache has not shown
+ * is reported as being created when it is pending, else as missing, the workload first.
+ */
 function availableCondition(
   name: string,
   dep: DeploymentView | undefined,
-  service: KubeObject | undefined,
+  live: LiveChildren,
   desired: number,
-  pending: readonly string[],
+  pending: readonly ChildKindName[],
 ): ConditionState {
   const ready = `${dep?.readyReplicas ?? 0}/${desired} replicas are ready`;
-  if (!dep && pending.includes("Deployment"))
-    return cond("Available", false, "DeploymentCreating", `creating Deployment ${deploymentName(name)}`);
-  if (!dep)
-    return cond(
-      "Available",
-      false,
-      "DeploymentNotFound",
-      `Deployment ${deploymentName(name)} controlled by this WebApp does not exist`,
-    );
-  if (!service && pending.includes("Service"))
-    return cond("Available", false, "ServiceCreating", `creating Service ${serviceName(name)}; ${ready}`);
-  if (!service)
-    return cond(
-      "Available",
-      false,
-      "ServiceNotFound",
-      `Service ${serviceName(name)} controlled by this WebApp does not exist; ${ready}`,
-    );
-  return (dep.available ?? dep.availableReplicas >= desired)
+  for (const k of CHILD_KINDS) {
+    if (live[k.kind]) continue;
+    const what = `${k.kind} ${k.name(name)}`;
+    const counts = k === DEPLOYMENT_KIND ? "" : `; ${ready}`;
+    return pending.includes(k.kind)
+      ? cond("Available", false, `${k.kind}Creating`, `creating ${what}${counts}`)
+      : cond("Available", false, `${k.kind}NotFound`, `${what} controlled by this WebApp does not exist${counts}`);
+  }
+  return dep && (dep.available ?? dep.availableReplicas >= desired)
     ? cond("Available", true, "DeploymentAvailable", ready)
     : cond("Available", false, "DeploymentUnavailable", ready);
 }

@@ -129,7 +129,7 @@ export async function minimalRun(ctx: Context, n: number): Promise<FloorRun> {
       const own = created.get(name);
       if (!own?.service || statusWritten.has(name) || !deploymentAvailable(dep)) return;
       statusWritten.add(name);
-      const status = computeStatus(own.webapp, dep, own.service, [], Date.now());
+      const status = computeStatus(own.webapp, { Deployment: dep, Service: own.service }, [], Date.now());
       const write = () =>
         ctx.kube.patch(WEBAPP_RESOURCE, name, namespace, { status }, "merge", {
           subresource: "status",
