@@ -24,11 +24,12 @@ import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runt
 import { createInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { Manager, type ManagerOutcome, type Runnable } from "../runtime/manager.ts";
+import { Manager, type ManagerOutcome, onStop } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
-import { startServer } from "../server/http.ts";
+import { type Address, serveEndpoints } from "../server/endpoints.ts";
+import type { Probe } from "../server/http.ts";
 import { shapeChild, shapeWebApp } from "./cache-shape.ts";
 import { CHILD_KINDS, type PerKind, perKind } from "./child-kinds.ts";
 import { createOrphanCollector } from "./orphans.ts";
@@ -105,8 +106,16 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
   const informers = allInformers(caches);
   for (const informer of informers) manager.add(informer);
-  for (const server of startServers(opts, informers, metrics)) manager.add(server);
-  manager.add({ description: "event recorder", start: (stop) => untilAborted(stop).then(() => recorder.flush()) });
+  const endpoints = serveEndpoints({
+    ...(opts.metricsAddress ? { metricsAt: parseAddress(opts.metricsAddress, "--metrics-bind-address") } : {}),
+    ...(opts.healthAddress ? { healthAt: parseAddress(opts.healthAddress, "--health-probe-bind-address") } : {}),
+    readyz: readyz(informers),
+    metrics: metrics.expose,
+    logger: log,
+    ...(opts.onListening ? { onListening: opts.onListening } : {}),
+  });
+  for (const server of endpoints) manager.add(server);
+  manager.add(onStop("event recorder", () => recorder.flush()));
   const synced = () => informers.every((c) => c.hasSynced());
   manager.add(releaseStartupPagesWhenQuiet({ ready: synced, clock, logger: log }));
   manager.add({
@@ -232,47 +241,14 @@ function leaderElector(
   );
 }
 
-/**
- * The metrics and health servers, listening when this returns (then `onListening` has the URLs), each as a
- * runnable that stops its server. One server when both flags name the same fixed address, as a pod's probes and
- * scrapes may. /readyz: every cache synced and no watch stale past its inactivity limit.
- */
-function startServers(opts: OperatorOptions, caches: Informer<KubeObject>[], metrics: RuntimeMetrics): Runnable[] {
-  const readyz = () => {
+/** /readyz: every cache synced and no watch stale past its inactivity limit. */
+function readyz(caches: Informer<KubeObject>[]): Probe {
+  return () => {
     const notSynced = caches.filter((c) => !c.hasSynced()).map((c) => c.description);
     if (notSynced.length) return `caches not synced: ${notSynced.join(", ")}`;
     const stale = caches.filter((c) => c.isStale()).map((c) => c.description);
     return stale.length ? `watches stale: ${stale.join(", ")}` : true;
   };
-  const metricsAddr = opts.metricsAddress ? parseAddress(opts.metricsAddress, "--metrics-bind-address") : undefined;
-  const healthAddr = opts.healthAddress ? parseAddress(opts.healthAddress, "--health-probe-bind-address") : undefined;
-  const runnables: Runnable[] = [];
-  const serve = (addr: { hostname: string; port: number }, what: string): string => {
-    const s = startServer({ ...addr, healthz: () => true, readyz, metrics: metrics.expose });
-    runnables.push({
-      description: `${what} server ${s.url}`,
-      start: (stop) => untilAborted(stop).then(() => s.stop()),
-    });
-    return s.url;
-  };
-  const sameAddress =
-    !!metricsAddr &&
-    !!healthAddr &&
-    metricsAddr.port !== 0 &&
-    metricsAddr.port === healthAddr.port &&
-    metricsAddr.hostname === healthAddr.hostname;
-  const urls: { metrics?: string; health?: string } = {};
-  if (metricsAddr) urls.metrics = serve(metricsAddr, "metrics");
-  if (healthAddr) urls.health = sameAddress ? urls.metrics : serve(healthAddr, "health");
-  opts.onListening?.(urls);
-  if (urls.metrics || urls.health) opts.logger.info("serving /healthz, /readyz and /metrics", urls);
-  return runnables;
-}
-
-/** Resolves when `signal` aborts. */
-function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
 /** The WebApp API must be served, and listable by us, before anything starts. */
@@ -292,7 +268,7 @@ async function preflight(client: KubeClient, namespaces: string[]): Promise<void
   }
 }
 
-export function parseAddress(addr: string, flag: string): { hostname: string; port: number } {
+export function parseAddress(addr: string, flag: string): Address {
   const m = /^(.*):(\d+)$/.exec(addr);
   const port = Number(m?.[2]);
   if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
