@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { cel, celRule, openapi, toOpenApiSchema } from "./openapi.ts";
+import { cel, celRule, openapi, toOpenApiSchema, valibotOnly } from "./openapi.ts";
 
 describe("toOpenApiSchema", () => {
   test("an integer within int32 gets format int32, an unbounded one int64", () => {
@@ -78,6 +78,69 @@ describe("toOpenApiSchema", () => {
       '(root).a: valibot schema "union"',
     );
     expect(() => toOpenApiSchema(v.pipe(v.string(), v.regex(/a/i)))).toThrow("flag-less");
+  });
+});
+
+describe("toOpenApiSchema of the shapes issue #31 added", () => {
+  test("sizes follow the type: items for an array, length for a string, properties for a record", () => {
+    expect(toOpenApiSchema(v.pipe(v.array(v.string()), v.minLength(1), v.maxLength(9)))).toEqual({
+      type: "array",
+      minItems: 1,
+      maxItems: 9,
+      items: { type: "string" },
+    });
+    expect(toOpenApiSchema(v.pipe(v.array(v.string()), v.nonEmpty()))).toMatchObject({ minItems: 1 });
+    expect(toOpenApiSchema(v.pipe(v.record(v.string(), v.pipe(v.string(), v.maxLength(63))), v.maxEntries(4)))).toEqual(
+      {
+        type: "object",
+        maxProperties: 4,
+        additionalProperties: { type: "string", maxLength: 63 },
+      },
+    );
+  });
+
+  test("a check written in code goes in as the CEL rule beside it, with its message and field path", () => {
+    const s = toOpenApiSchema(
+      v.pipe(
+        v.object({ a: v.optional(v.string()), b: v.optional(v.string()) }),
+        v.check((o) => !(o.a && o.b)),
+        cel("not both", { rule: "!has(self.a) || !has(self.b)", fieldPath: ".b" }),
+      ),
+    );
+    expect(s["x-kubernetes-validations"]).toEqual([
+      { rule: "!has(self.a) || !has(self.b)", message: "not both", fieldPath: ".b" },
+    ]);
+  });
+
+  test("a check without its CEL twin is refused, and so is one marked neither way", () => {
+    expect(() =>
+      toOpenApiSchema(
+        v.pipe(
+          v.string(),
+          v.check((x) => x !== "b"),
+          cel("m"),
+        ),
+      ),
+    ).toThrow('valibot validation "check" has no CEL translation');
+  });
+
+  test("a rule marked valibotOnly stays out of the CRD; a rule on a map's keys must be marked so", () => {
+    const key = v.pipe(
+      v.string(),
+      v.check((k) => !k.includes(" ")),
+      valibotOnly("keys are out of a CRD's reach"),
+    );
+    expect(toOpenApiSchema(v.record(key, v.string()))).toEqual({
+      type: "object",
+      additionalProperties: { type: "string" },
+    });
+    const unmarked = v.pipe(v.string(), v.maxLength(3));
+    expect(() => toOpenApiSchema(v.object({ m: v.record(unmarked, v.string()) }))).toThrow(
+      "(root).m: a rule on a map's keys cannot go into a CRD",
+    );
+    expect(() => toOpenApiSchema(v.pipe(v.string(), valibotOnly("why")))).toThrow(
+      "valibotOnly() must follow a validation",
+    );
   });
 });
 

@@ -9,7 +9,13 @@
  * - `optional(x, default)` -> not required, `default: <value>` (static defaults only).
  * - A validation followed by `cel(message)` in the pipe becomes an `x-kubernetes-validations` rule
  *   with that message instead of the bare keyword, for cases where the API server's own wording
- *   ("should match '^\S*$'") would not tell a user what to fix.
+ *   ("should match '^\S*$'") would not tell a user what to fix. A check written in code (`v.check`,
+ *   `v.partialCheck`) goes in only with its CEL twin: `cel(message, { rule })`, the same check as CEL.
+ * - A validation followed by `valibotOnly(why)` is devctl's alone, the reason written beside it: the only place
+ *   for rules a CRD cannot hold (a map's keys, which no schema keyword reaches and CEL could only reach at a cost
+ *   above the API server's limit). A rule on a map's keys without it is refused.
+ * - Sizes follow the type: min/max length on a string -> minLength/maxLength, on an array -> minItems/maxItems;
+ *   max entries on a record -> maxProperties, and a record is an object with additionalProperties.
  * - `openapi({...})` (a valibot metadata action) adds keywords verbatim (`x-kubernetes-list-type`...).
  * - Output key order is fixed, so generated YAML is stable.
  */
@@ -27,8 +33,12 @@ export interface OpenApiSchema {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  maxProperties?: number;
   items?: OpenApiSchema;
   properties?: Record<string, OpenApiSchema>;
+  additionalProperties?: OpenApiSchema;
   required?: string[];
   "x-kubernetes-validations"?: CelRule[];
   [extension: `x-kubernetes-${string}`]: unknown;
@@ -37,35 +47,65 @@ export interface OpenApiSchema {
 export interface CelRule {
   rule: string;
   message: string;
+  /** Where the API server reports a failure, relative to the node that holds the rule (".readinessProbe"). */
+  fieldPath?: string;
 }
 
-type AnyAction = { kind: string; type: string; requirement?: unknown; metadata?: { cel?: string; openapi?: object } };
+/** What a cel() marker says beside its message: the rule itself (for checks written in code), where to report. */
+export interface CelOptions {
+  rule?: string;
+  fieldPath?: string;
+}
+
+type Marker = { cel?: string; celOptions?: CelOptions; valibotOnly?: string; openapi?: object };
+type AnyAction = { kind: string; type: string; requirement?: unknown; metadata?: Marker };
 type AnySchema = v.GenericSchema & {
   pipe?: readonly AnyAction[];
   entries?: Record<string, AnySchema>;
   wrapped?: AnySchema;
   default?: unknown;
   item?: AnySchema;
+  key?: AnySchema;
+  value?: AnySchema;
   options?: readonly unknown[];
 };
 
-/** Placed right after a validation in a pipe: the API server enforces it as a CEL rule with this message. */
-export function cel<TInput>(message: string) {
-  return v.metadata<TInput, { cel: string }>({ cel: message });
+/**
+ * Placed right after a validation in a pipe: the API server enforces it as a CEL rule with this message. For a
+ * check written in code, `rule` is the same check in CEL (on `self`, the value the pipe validates).
+ */
+export function cel<TInput>(message: string, options: CelOptions = {}) {
+  return v.metadata<TInput, Marker>({ cel: message, celOptions: options });
 }
 
-/** A pipe's actions (cel() markers folded into the validation before them, as its celMessage). */
-export function pipeActions(pipe: readonly unknown[], path: string): { action: AnyAction; celMessage?: string }[] {
+/** Placed right after a validation in a pipe: devctl enforces it, the CRD does not, for the reason given. */
+export function valibotOnly<TInput>(why: string) {
+  return v.metadata<TInput, Marker>({ valibotOnly: why });
+}
+
+/** One validation of a pipe with what the markers after it say: its CEL message and options, or why it is ours. */
+export interface PipeAction {
+  action: AnyAction;
+  celMessage?: string;
+  celOptions?: CelOptions;
+  valibotOnly?: string;
+}
+
+/** A pipe's actions (cel() and valibotOnly() markers folded into the validation before them). */
+export function pipeActions(pipe: readonly unknown[], path: string): PipeAction[] {
   const actions = pipe.slice(1) as AnyAction[];
-  const out: { action: AnyAction; celMessage?: string }[] = [];
+  const out: PipeAction[] = [];
   actions.forEach((a, i) => {
-    const celMessage = a.metadata?.cel;
-    if (celMessage !== undefined) {
-      const last = out[out.length - 1];
-      if (actions[i - 1]?.kind !== "validation" || last === undefined)
-        throw new Error(`${path}: cel() must follow a validation`);
-      last.celMessage = celMessage;
-    } else out.push({ action: a });
+    const { cel: celMessage, celOptions, valibotOnly: why } = a.metadata ?? {};
+    if (celMessage === undefined && why === undefined) {
+      out.push({ action: a });
+      return;
+    }
+    const last = out[out.length - 1];
+    if (actions[i - 1]?.kind !== "validation" || last === undefined)
+      throw new Error(`${path}: ${celMessage !== undefined ? "cel()" : "valibotOnly()"} must follow a validation`);
+    if (celMessage !== undefined) Object.assign(last, { celMessage, celOptions });
+    else last.valibotOnly = why;
   });
   return out;
 }
@@ -101,6 +141,11 @@ export function toOpenApiSchema(schema: v.GenericSchema, path = "(root)"): OpenA
       out.type = "array";
       out.items = toOpenApiSchema(s.item as v.GenericSchema, `${path}[]`);
       break;
+    case "record":
+      out.type = "object";
+      checkMapKeys(s.key as AnySchema, path);
+      out.additionalProperties = toOpenApiSchema(s.value as v.GenericSchema, `${path}{}`);
+      break;
     case "string":
     case "boolean":
       out.type = s.type;
@@ -115,8 +160,18 @@ export function toOpenApiSchema(schema: v.GenericSchema, path = "(root)"): OpenA
     default:
       throw new Error(`${path}: valibot schema "${s.type}" has no CRD translation`);
   }
-  for (const { action, celMessage } of pipeActions(s.pipe ?? [], path)) applyAction(out, action, celMessage, path);
+  for (const a of pipeActions(s.pipe ?? [], path)) applyAction(out, a, path);
   return ordered(withIntegerFormat(out));
+}
+
+/** A map's keys are strings; a rule on them can only be devctl's (see the module doc). */
+function checkMapKeys(key: AnySchema, path: string): void {
+  if (key.type !== "string") throw new Error(`${path}: the keys of a map in a CRD are strings`);
+  for (const a of pipeActions(key.pipe ?? [], `${path} keys`))
+    if (a.action.kind === "validation" && a.valibotOnly === undefined)
+      throw new Error(
+        `${path}: a rule on a map's keys cannot go into a CRD; say why it is devctl's alone with valibotOnly()`,
+      );
 }
 
 function withIntegerFormat(out: OpenApiSchema): OpenApiSchema {
@@ -125,18 +180,23 @@ function withIntegerFormat(out: OpenApiSchema): OpenApiSchema {
   return { ...out, format: fits ? "int32" : "int64" };
 }
 
-function applyAction(out: OpenApiSchema, a: AnyAction, celMessage: string | undefined, path: string): void {
+function applyAction(out: OpenApiSchema, p: PipeAction, path: string): void {
+  const { action: a, celMessage, celOptions } = p;
   if (a.kind === "metadata") {
     if (a.type === "description") out.description = (a as unknown as { description: string }).description;
     else if (a.type === "metadata") Object.assign(out, a.metadata?.openapi);
     return;
   }
   if (a.kind !== "validation") throw new Error(`${path}: valibot ${a.kind} "${a.type}" cannot be expressed in a CRD`);
+  if (p.valibotOnly !== undefined) return;
   if (celMessage !== undefined) {
-    (out["x-kubernetes-validations"] ??= []).push({ rule: celRule(a, "self", path), message: celMessage });
+    const rule = celOptions?.rule ?? celRule(a, "self", path);
+    const fieldPath = celOptions?.fieldPath;
+    (out["x-kubernetes-validations"] ??= []).push({ rule, message: celMessage, ...(fieldPath ? { fieldPath } : {}) });
     return;
   }
   const req = a.requirement;
+  const array = out.type === "array";
   switch (a.type) {
     case "integer":
       out.type = "integer";
@@ -148,13 +208,19 @@ function applyAction(out: OpenApiSchema, a: AnyAction, celMessage: string | unde
       out.maximum = req as number;
       break;
     case "non_empty":
-      out.minLength = 1;
+      if (array) out.minItems = 1;
+      else out.minLength = 1;
       break;
     case "min_length":
-      out.minLength = req as number;
+      if (array) out.minItems = req as number;
+      else out.minLength = req as number;
       break;
     case "max_length":
-      out.maxLength = req as number;
+      if (array) out.maxItems = req as number;
+      else out.maxLength = req as number;
+      break;
+    case "max_entries":
+      out.maxProperties = req as number;
       break;
     case "regex":
       out.pattern = regexSource(req, path);
@@ -205,8 +271,12 @@ const KEY_ORDER = [
   "minLength",
   "maxLength",
   "pattern",
+  "minItems",
+  "maxItems",
+  "maxProperties",
   "items",
   "properties",
+  "additionalProperties",
   "required",
 ];
 

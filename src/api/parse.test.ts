@@ -177,3 +177,45 @@ describe("parsing a cached (frozen) WebApp once", () => {
     expect(parseWebApp(plain)).not.toBe(parseWebApp(plain));
   });
 });
+
+describe("the pod-template fields of issue #31", () => {
+  test("a spec without them parses to exactly the spec of before: no key is added", () => {
+    const out = parseWebAppSpec(webapp({ image: "nginx:1.25", port: 80 }));
+    expect(out.ok && Object.keys(out.spec)).toEqual(["image", "replicas", "port"]);
+  });
+
+  test("every issue of a bad spec is reported at once, each at its field, map keys as the API server writes them", () => {
+    const out = parseWebAppSpec(
+      webapp({
+        image: "nginx",
+        port: 80,
+        env: [{ name: "A" }],
+        resources: { requests: { cpu: "1" }, limits: { cpu: "500m" } },
+        podLabels: { "example.com/team": "x".repeat(64) },
+        healthCheck: { path: "/" },
+        livenessProbe: { tcpSocket: { port: 80 } },
+      }),
+    );
+    expect(out.ok ? [] : out.issues.map((i) => i.path)).toEqual([
+      "spec.env[0]",
+      "spec.resources.limits.cpu",
+      "spec.podLabels.example.com/team",
+      "spec.livenessProbe",
+    ]);
+  });
+
+  test("a quantity written as a YAML number is refused with what to write instead", () => {
+    const out = parseWebAppSpec(webapp({ image: "nginx", port: 80, resources: { requests: { cpu: 1 } } }));
+    expect(out.ok ? "" : formatIssues(out.issues)).toEndWith("written as a string (got 1); quote numbers in YAML");
+  });
+
+  test("a cached WebApp's spec is handed out frozen all the way down", () => {
+    const obj = Object.freeze({
+      metadata: Object.freeze({ name: "a", namespace: "ns" }),
+      spec: Object.freeze({ image: "nginx", port: 80, env: [{ name: "A", value: "1" }] }),
+    });
+    const out = parseWebApp(obj);
+    const env = out.ok ? out.webapp.spec.env : undefined;
+    expect(Object.isFrozen(env) && Object.isFrozen(env?.[0])).toBe(true);
+  });
+});

@@ -8,10 +8,11 @@
  * - Success returns the spec with defaults applied (replicas 1), never the input object.
  * - Parsed once per object: for a frozen object whose metadata and spec are frozen too (a cached object, see
  *   runtime/store.ts), the outcome is remembered beside it (a WeakMap, so it goes when the object does) and
- *   handed out again, frozen; every other input is parsed on every call. The outcome depends on metadata.name,
- *   metadata.generateName, metadata.namespace and the spec's own fields only (a nested value in the spec is
- *   rejected by its type, never read), all of which such an object cannot change. The reconciler parses a
- *   WebApp on every pass and the status computation once more: valibot was ~2-3% of the operator's CPU.
+ *   handed out again, deep-frozen; every other input is parsed on every call. The outcome depends on
+ *   metadata.name, metadata.generateName, metadata.namespace and the spec, which such an object cannot change:
+ *   its spec's own fields are frozen, and what lies deeper (spec.env, spec.resources, ...) is read-only by the
+ *   store's contract (it freezes the top levels only, for speed). The reconciler parses a WebApp on every pass
+ *   and the status computation once more: valibot was ~2-3% of the operator's CPU.
  */
 import * as v from "valibot";
 import { WebAppName, WebAppSpec, type WebApp, type WebAppObject } from "./webapp.ts";
@@ -83,12 +84,19 @@ function immutable(obj: unknown): obj is object {
   return (metadata === undefined || Object.isFrozen(metadata)) && (!isRecord(spec) || Object.isFrozen(spec));
 }
 
-/** The outcome and what it made (issues, the spec, the WebApp); the input's parts are left as they are. */
+/** The outcome and what it made (issues, the spec and all in it, the WebApp); the input's parts are left as they are. */
 function deepFreezeOutcome<O extends object>(outcome: O): O {
   const o = outcome as Partial<{ issues: Issue[]; spec: object; webapp: WebApp }>;
   if (o.issues) for (const i of o.issues) Object.freeze(i);
-  for (const part of [o.issues, o.spec, o.webapp?.spec, o.webapp]) if (part) Object.freeze(part);
+  for (const spec of [o.spec, o.webapp?.spec]) if (spec) deepFreeze(spec);
+  for (const part of [o.issues, o.webapp]) if (part) Object.freeze(part);
   return Object.freeze(outcome);
+}
+
+/** A spec valibot made (plain objects and arrays all the way down), frozen at every level. */
+function deepFreeze(x: object): void {
+  for (const value of Object.values(x)) if (typeof value === "object" && value !== null) deepFreeze(value);
+  Object.freeze(x);
 }
 
 /** "spec.replicas: must be at least 1 (got 0)", one per line. */
@@ -104,10 +112,15 @@ function check(schema: v.GenericSchema, value: unknown, path: string): Issue[] {
 function toIssue(issue: v.BaseIssue<unknown>, prefix: string): Issue {
   let path = prefix;
   for (const item of issue.path ?? []) {
+    // A map key joins with a dot too ("spec.podAnnotations.prometheus.io/port"), as the API server writes it.
     path += typeof item.key === "number" ? `[${item.key}]` : `${path ? "." : ""}${String(item.key)}`;
   }
-  return { path, message: issue.kind === "schema" ? schemaMessage(issue) : issue.message };
+  return { path, message: ownWords(issue) ? issue.message : schemaMessage(issue) };
 }
+
+/** A schema's own message (a quantity given as a number: "quote numbers in YAML") beats the generic wording. */
+const ownWords = (issue: v.BaseIssue<unknown>): boolean =>
+  issue.kind !== "schema" || (issue.input !== undefined && !issue.message.startsWith("Invalid "));
 
 /** Type mismatches and missing keys, which valibot words in its own terms. */
 function schemaMessage(issue: v.BaseIssue<unknown>): string {
@@ -118,7 +131,12 @@ function schemaMessage(issue: v.BaseIssue<unknown>): string {
     case "string":
       return `must be a string (got ${describe(issue.input)})`;
     case "object":
+    case "record":
       return `must be an object (got ${describe(issue.input)})`;
+    case "array":
+      return `must be a list (got ${describe(issue.input)})`;
+    case "boolean":
+      return `must be true or false (got ${describe(issue.input)})`;
     default:
       return issue.message;
   }

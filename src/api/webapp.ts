@@ -7,11 +7,15 @@
  * - Every limit is a named constant used by both the schema and its messages.
  * - A WebApp named N owns a Deployment "N-deployment" and a Service "N-svc"; N is restricted so that
  *   both names are always valid (see NAME_MAX_LENGTH).
+ * - The fields that shape the pod template (env, resources, probes, podSecurity, ...) are all optional and live
+ *   in pod-template.ts; the two rules between them and the rest of the spec (healthCheck or the probes) are here.
  * - Pure: no I/O. Parsing lives in parse.ts.
  */
 import * as v from "valibot";
 import type { ObjectMeta, ResourceType } from "../kube/types.ts";
+import { atLeast, atMost, wholeNumber } from "./_messages.ts";
 import { cel, openapi } from "./openapi.ts";
+import { healthCheckAlone, POD_TEMPLATE_FIELDS } from "./pod-template.ts";
 
 export const GROUP = "apps.example.com";
 export const VERSION = "v1";
@@ -81,9 +85,6 @@ export const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
 export type ImagePullPolicy = (typeof IMAGE_PULL_POLICIES)[number];
 
 const IMAGE_EMPTY = "must not be empty: set it to a container image such as nginx:1.25";
-const atLeast = (n: number) => (i: { input: unknown }) => `must be at least ${n} (got ${String(i.input)})`;
-const atMost = (n: number) => (i: { input: unknown }) => `must be at most ${n} (got ${String(i.input)})`;
-const wholeNumber = (i: { input: unknown }) => `must be a whole number (got ${String(i.input)})`;
 
 /** metadata.name of a WebApp. The CRD enforces these at its root as CEL rules (crd.ts). */
 export const WebAppName = v.pipe(
@@ -110,48 +111,57 @@ export const WebAppName = v.pipe(
   ),
 );
 
-export const WebAppSpec = v.pipe(
-  v.object({
-    image: v.pipe(
-      v.string(),
-      v.description("Container image to run, e.g. myregistry/myapp:v2.1.0."),
-      v.nonEmpty(IMAGE_EMPTY),
-      cel(IMAGE_EMPTY),
-      v.regex(/^\S*$/, (i) => `must not contain whitespace (got ${JSON.stringify(i.input)})`),
-      cel("must not contain whitespace: an image reference looks like registry/name:tag"),
-      v.maxLength(IMAGE_MAX_LENGTH, (i) => `must be at most ${IMAGE_MAX_LENGTH} characters (got ${i.input.length})`),
-    ),
-    replicas: v.optional(
-      v.pipe(
-        v.number(),
-        v.description(`Number of pods to run, ${1} to ${WEBAPP_MAX_REPLICAS}. Defaults to ${WEBAPP_DEFAULT_REPLICAS}.`),
-        v.integer(wholeNumber),
-        v.minValue(1, atLeast(1)),
-        v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
-      ),
-      WEBAPP_DEFAULT_REPLICAS,
-    ),
-    port: v.pipe(
+const WebAppSpecFields = v.object({
+  image: v.pipe(
+    v.string(),
+    v.description("Container image to run, e.g. myregistry/myapp:v2.1.0."),
+    v.nonEmpty(IMAGE_EMPTY),
+    cel(IMAGE_EMPTY),
+    v.regex(/^\S*$/, (i) => `must not contain whitespace (got ${JSON.stringify(i.input)})`),
+    cel("must not contain whitespace: an image reference looks like registry/name:tag"),
+    v.maxLength(IMAGE_MAX_LENGTH, (i) => `must be at most ${IMAGE_MAX_LENGTH} characters (got ${i.input.length})`),
+  ),
+  replicas: v.optional(
+    v.pipe(
       v.number(),
-      v.description("Port the container listens on; the Service sends its port 80 there."),
+      v.description(`Number of pods to run, ${1} to ${WEBAPP_MAX_REPLICAS}. Defaults to ${WEBAPP_DEFAULT_REPLICAS}.`),
       v.integer(wholeNumber),
       v.minValue(1, atLeast(1)),
-      v.maxValue(65535, atMost(65535)),
+      v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
     ),
-    imagePullPolicy: v.optional(
-      v.pipe(
-        v.picklist(
-          IMAGE_PULL_POLICIES,
-          (i) => `must be one of ${IMAGE_PULL_POLICIES.join(", ")} (got ${JSON.stringify(i.input)})`,
-        ),
-        v.description(
-          "When the nodes pull spec.image: Always, IfNotPresent, or Never (the image must already be on the node). " +
-            "Left out, Kubernetes' rule: Always for a :latest or untagged image, else IfNotPresent.",
-        ),
+    WEBAPP_DEFAULT_REPLICAS,
+  ),
+  port: v.pipe(
+    v.number(),
+    v.description("Port the container listens on; the Service sends its port 80 there."),
+    v.integer(wholeNumber),
+    v.minValue(1, atLeast(1)),
+    v.maxValue(65535, atMost(65535)),
+  ),
+  imagePullPolicy: v.optional(
+    v.pipe(
+      v.picklist(
+        IMAGE_PULL_POLICIES,
+        (i) => `must be one of ${IMAGE_PULL_POLICIES.join(", ")} (got ${JSON.stringify(i.input)})`,
+      ),
+      v.description(
+        "When the nodes pull spec.image: Always, IfNotPresent, or Never (the image must already be on the node). " +
+          "Left out, Kubernetes' rule: Always for a :latest or untagged image, else IfNotPresent.",
       ),
     ),
-  }),
-  v.description("Desired state: which image (and when to pull it), how many replicas, which port."),
+  ),
+  ...POD_TEMPLATE_FIELDS,
+});
+type WebAppSpecFields = v.InferOutput<typeof WebAppSpecFields>;
+
+export const WebAppSpec = v.pipe(
+  WebAppSpecFields,
+  v.description(
+    "Desired state: which image (and when to pull it), how many replicas, which port; optionally the container's " +
+      "environment, command, resources, health checks and security, and the pods' labels and annotations.",
+  ),
+  ...healthCheckAlone<WebAppSpecFields>("readinessProbe"),
+  ...healthCheckAlone<WebAppSpecFields>("livenessProbe"),
 );
 /** A validated spec, defaults applied. */
 export type WebAppSpec = v.InferOutput<typeof WebAppSpec>;
