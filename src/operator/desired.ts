@@ -13,6 +13,10 @@
  * - Protocols are explicit (TCP): they are list-map keys for server-side apply of ports.
  * - imagePullPolicy is always set: spec.imagePullPolicy, else the value the API server would default
  *   (pullPolicyFor), so existing Deployments see no change and clearing the field is a change that is applied.
+ * - The optional pod-template fields of issue #31 (env, resources, probes, podSecurity, ...) are built by
+ *   desired-template.ts and added after the fields above, only when set: a WebApp without them gives exactly the
+ *   objects of before (desired-golden.test.ts). With any of them, the Deployment also carries their digest in the
+ *   TEMPLATE_FIELDS_ANNOTATION, so that removing one is a difference diff.ts sees.
  */
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import {
@@ -23,6 +27,16 @@ import {
   SERVICE_SUFFIX,
   type WebApp,
 } from "../api/webapp.ts";
+import {
+  type ContainerOptions,
+  containerOptions,
+  type PodOptions,
+  podOptions,
+  TEMPLATE_FIELDS_ANNOTATION,
+  type TemplateMetadataOptions,
+  templateFieldsDigest,
+  templateMetadataOptions,
+} from "./desired-template.ts";
 
 export const MANAGED_BY_LABEL = "managed-by";
 export const MANAGED_BY_VALUE = "webapp-operator";
@@ -69,13 +83,13 @@ export interface DeploymentIntent extends KubeObject {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
     template: {
-      metadata: { labels: Record<string, string> };
-      spec: { containers: DeploymentContainer[] };
+      metadata: { labels: Record<string, string> } & Omit<TemplateMetadataOptions, "labels">;
+      spec: { containers: DeploymentContainer[] } & PodOptions;
     };
   };
 }
 
-interface DeploymentContainer {
+interface DeploymentContainer extends ContainerOptions {
   name: string;
   image: string;
   imagePullPolicy: ImagePullPolicy;
@@ -97,15 +111,21 @@ export function pullPolicyFor(image: string): ImagePullPolicy {
 
 export function desiredDeployment(webapp: WebApp): DeploymentIntent {
   const labels = webAppLabels(webapp.metadata.name);
+  const container = containerOptions(webapp.spec);
+  const pod = podOptions(webapp.spec);
+  const templateMetadata = templateMetadataOptions(webapp.spec);
+  const { labels: podLabels, ...templateAnnotations } = templateMetadata;
+  const digest = templateFieldsDigest({ container, pod, metadata: templateMetadata });
+  const metadata = ownedMetadata(webapp, deploymentName(webapp.metadata.name));
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: ownedMetadata(webapp, deploymentName(webapp.metadata.name)),
+    metadata: digest ? { ...metadata, annotations: { [TEMPLATE_FIELDS_ANNOTATION]: digest } } : metadata,
     spec: {
       replicas: webapp.spec.replicas,
       selector: { matchLabels: { ...labels } },
       template: {
-        metadata: { labels: { ...labels } },
+        metadata: { labels: { ...labels, ...podLabels }, ...templateAnnotations },
         spec: {
           containers: [
             {
@@ -113,8 +133,10 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
               image: webapp.spec.image,
               imagePullPolicy: webapp.spec.imagePullPolicy ?? pullPolicyFor(webapp.spec.image),
               ports: [{ containerPort: webapp.spec.port, protocol: "TCP" }],
+              ...container,
             },
           ],
+          ...pod,
         },
       },
     },

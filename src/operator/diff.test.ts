@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
 import { desiredDeployment, desiredService } from "./desired.ts";
+import { TEMPLATE_FIELDS_ANNOTATION } from "./desired-template.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { controllerOf, isControlledBy, needsApply, reshapes } from "./diff.ts";
 
@@ -162,5 +163,60 @@ describe("controllerOf and isControlledBy", () => {
     expect(isControlledBy(notController, testApp())).toBe(false);
     expect(isControlledBy({ metadata: { name: "x" } }, testApp())).toBe(false);
     expect(isControlledBy(liveService(), testApp({}, null))).toBe(false);
+  });
+});
+
+describe("fields the intent stops setting (issue #31's optional pod-template fields)", () => {
+  const withEnv = testApp({
+    env: [
+      { name: "A", value: "1" },
+      { name: "B", value: "2" },
+    ],
+  });
+  /** What the API server holds after our intent for withEnv was written. */
+  const liveWithEnv = () =>
+    liveDeployment((d) => {
+      const intent = desiredDeployment(withEnv) as Record<string, any>;
+      d.metadata.annotations = { ...d.metadata.annotations, ...intent.metadata.annotations };
+      d.spec.template.spec.containers[0].env = intent.spec.template.spec.containers[0].env;
+    });
+
+  test("a live Deployment carrying what our intent set reads as no drift", () => {
+    expect(needsApply(desiredDeployment(withEnv), liveWithEnv())).toEqual({ diffs: [], extra: 0 });
+  });
+
+  test("dropping every optional field is a difference on our annotation (want null), and a reshape", () => {
+    const check = needsApply(desiredDeployment(testApp()), liveWithEnv());
+    expect(check.diffs).toEqual([
+      {
+        path: "metadata.annotations[apps.example.com/template-fields]",
+        want: null,
+        have: desiredDeployment(withEnv).metadata.annotations?.[TEMPLATE_FIELDS_ANNOTATION],
+      },
+    ]);
+    expect(reshapes(check.diffs)).toBe(true);
+  });
+
+  test("dropping one variable changes our annotation, a reshape (an item the rules above keep as extra)", () => {
+    const one = testApp({ env: [{ name: "A", value: "1" }] });
+    const check = needsApply(desiredDeployment(one), liveWithEnv());
+    expect(check.diffs.map((d) => d.path)).toEqual(["metadata.annotations[apps.example.com/template-fields]"]);
+    expect(check.extra).toBe(1);
+    expect(reshapes(check.diffs)).toBe(true);
+  });
+
+  test("annotations outside our prefix, on a Deployment of a WebApp without the fields, are no difference", () => {
+    const live = liveDeployment((d) => {
+      d.metadata.annotations["example.com/template-fields"] = "x";
+      d.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"] = "{}";
+    });
+    expect(needsApply(desiredDeployment(testApp()), live).diffs).toEqual([]);
+  });
+
+  test("a value changed in place is still no reshape, with or without the optional fields", () => {
+    const live = liveWithEnv();
+    const image = needsApply(desiredDeployment({ ...withEnv, spec: { ...withEnv.spec, image: "nginx:1.26" } }), live);
+    expect(image.diffs.map((d) => d.path)).toEqual(["spec.template.spec.containers[app].image"]);
+    expect(reshapes(image.diffs)).toBe(false);
   });
 });

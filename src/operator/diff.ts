@@ -15,9 +15,14 @@
  *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort", with what the intent wants there
  *   and what live has (null: absent), which tells a value admission gave our own write from someone's later edit
  *   (admission.ts); applying the intent changes live iff there is any.
+ * - Our annotations are ours alone: one under OWN_ANNOTATION_PREFIX (our API group) on live that the intent
+ *   lacks is a difference too (want null). desired.ts sets one to stand for the optional pod-template fields it
+ *   sets (their digest, desired-template.ts), so dropping a field, a variable or a label from the spec, which
+ *   the rules above cannot see (a live field the intent has not is no difference), changes or drops it.
  * - reshapes(diffs) is true when a difference is a field or list item the live object does not have at all (a new
- *   port, a new container), as opposed to a value changed in place: applying such an intent changes which fields
- *   are ours, and may drop some (ownership.ts hands creation-time ownership to apply first).
+ *   port, a new container), or one the intent dropped (want null), or one of our annotations: applying such an
+ *   intent changes which fields are ours, and may drop some (ownership.ts hands creation-time ownership to apply
+ *   first, without which an apply prunes nothing the create set).
  * - `extra` counts the items of keyed lists in live that the intent has none for (another port, another
  *   container). Not a difference (someone else's item is theirs to keep), but one the create recorded under our
  *   Update entry is a leftover no apply prunes until that entry is handed over (converge.ts `update`).
@@ -41,6 +46,8 @@ export interface Diff {
 }
 
 const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
+/** Annotations under our API group's prefix, which nobody else writes (see the module doc). */
+export const OWN_ANNOTATION_PREFIX = `${GROUP}/`;
 const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 /** How list items are matched, first key present on the desired item wins. */
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
@@ -51,14 +58,21 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
     const want = desired.metadata[key];
     if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, out);
   }
+  for (const [key, have] of Object.entries(live.metadata?.annotations ?? {})) {
+    if (key.startsWith(OWN_ANNOTATION_PREFIX) && desired.metadata.annotations?.[key] === undefined)
+      out.diffs.push({ path: `metadata.annotations${segment(key)}`, want: null, have });
+  }
   for (const [key, want] of Object.entries(desired)) {
     if (!UNCOMPARED.has(key) && want !== undefined) compare(want, live[key], segment(key).slice(1), out);
   }
   return out;
 }
 
-/** Some difference is a field or list item live lacks altogether (a reshape, not a value changed in place). */
-export const reshapes = (diffs: readonly Diff[]): boolean => diffs.some((d) => d.have === null);
+/** Some difference adds or drops a field or list item, or is one of our annotations (see the module doc). */
+export const reshapes = (diffs: readonly Diff[]): boolean =>
+  diffs.some((d) => d.have === null || d.want === null || d.path.startsWith(OWN_ANNOTATIONS_PATH));
+
+const OWN_ANNOTATIONS_PATH = `metadata.annotations[${OWN_ANNOTATION_PREFIX}`;
 
 function differs(out: ApplyCheck, path: string, want: unknown, have: unknown): void {
   out.diffs.push({ path, want, have: have ?? null });
