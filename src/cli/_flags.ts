@@ -67,6 +67,28 @@ export const intFlag = <const D extends StringDef>(d: D, min: number, max: numbe
 export const choiceFlag = <const D extends StringDef>(d: D, choices: readonly string[]) =>
   typed({ type: "string", valueHint: choices.join("|"), ...d } as const, (v, f) => parseChoice(v, f, choices));
 
+const REPEATABLE = new WeakSet<object>();
+
+/**
+ * A string flag that may be given more than once (`--env A=1 --env B=2`): the strict parser checks every value and
+ * hands them all on, each as its own `--name=value` (citty itself keeps only the last; read them with allValues).
+ */
+export function repeatable<const D extends ArgDef>(def: D): D {
+  REPEATABLE.add(def);
+  return def;
+}
+
+export const isRepeatable = (def: ArgDef): boolean => REPEATABLE.has(def);
+
+/** Every value of a repeatable flag, in the order given, from the canonical arguments a command is run with. */
+export function allValues(rawArgs: readonly string[], name: string): string[] {
+  const end = rawArgs.indexOf("--");
+  const prefix = `--${name}=`;
+  return (end < 0 ? rawArgs : rawArgs.slice(0, end))
+    .filter((a) => a.startsWith(prefix))
+    .map((a) => a.slice(prefix.length));
+}
+
 const BARE = new WeakMap<object, string>();
 
 /** The value a string flag takes when given bare (`--dry-run` ≡ `--dry-run=client`); it then only takes `=value`. */

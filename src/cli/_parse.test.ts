@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ArgsDef } from "citty";
-import { durationFlag, dryRunFlag, intFlag } from "./_flags.ts";
+import { UsageError } from "./_errors.ts";
+import { allValues, durationFlag, dryRunFlag, intFlag, repeatable, typed } from "./_flags.ts";
 import { parseCommandArgs } from "./_parse.ts";
 
 const defs = {
@@ -97,5 +98,33 @@ describe("parseCommandArgs", () => {
   test("a required flag that is not set is refused", () => {
     const req = { port: { type: "string", required: true, description: "p" } } satisfies ArgsDef;
     expect(() => parseCommandArgs(req, [], "devctl z")).toThrow('required flag --port of "devctl z" is not set');
+  });
+});
+
+describe("a repeatable flag", () => {
+  const envDefs = {
+    env: repeatable(
+      typed({ type: "string", description: "env" }, (v, flag) => {
+        if (!v.includes("=")) throw new UsageError(`${flag} "${v}" must be NAME=VALUE`);
+      }),
+    ),
+    image: { type: "string", description: "image" },
+  } satisfies ArgsDef;
+  const parseEnv = (...tokens: string[]) => parseCommandArgs(envDefs, tokens, CMD);
+
+  test("keeps every value, in order, and spells each once for citty; another flag still keeps its last", () => {
+    const parsed = parseEnv("--env", "A=1", "--image=x", "--env=B=2", "--image", "y", "--env", "A=3");
+    expect(parsed.values).toEqual({ env: ["A=1", "B=2", "A=3"], image: "y" });
+    expect(parsed.rawArgs).toEqual(["--env=A=1", "--env=B=2", "--env=A=3", "--image=y", "--"]);
+    expect(allValues(parsed.rawArgs, "env")).toEqual(["A=1", "B=2", "A=3"]);
+    expect(allValues(parsed.rawArgs, "image")).toEqual(["y"]);
+  });
+
+  test("checks every value, naming the flag as typed", () => {
+    expect(() => parseEnv("--env", "A=1", "--env", "B")).toThrow('--env "B" must be NAME=VALUE');
+  });
+
+  test("allValues stops at --, so a positional that looks like the flag is not one", () => {
+    expect(allValues(["--env=A=1", "--", "--env=B=2"], "env")).toEqual(["A=1"]);
   });
 });

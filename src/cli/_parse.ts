@@ -11,16 +11,21 @@
  * - Messages name flags as they were typed (`-o "xml" ...`) and the command by its full path.
  * - The result is canonical: `rawArgs` re-spells every given flag as `--name=value`/`--name`/`--no-name`
  *   followed by `--` and the positionals, so citty's own lenient parser reads exactly what was checked.
+ * - A flag given twice keeps its last value, as pflag does, unless it is repeatable (_flags.ts): then every value
+ *   is kept, checked, and spelled once each in `rawArgs`.
  * Pure: no I/O.
  */
 import type { ArgDef, ArgsDef } from "citty";
 import { UsageError } from "./_errors.ts";
-import { bareValueOf, parserOf } from "./_flags.ts";
+import { bareValueOf, isRepeatable, parserOf } from "./_flags.ts";
 import { suggest } from "./_suggest.ts";
+
+/** A flag's value: a string, a boolean, or every string given to a repeatable flag. */
+type FlagValue = string | boolean | string[];
 
 export interface Parsed {
   /** Flag values by definition name, only those given. */
-  values: Record<string, string | boolean>;
+  values: Record<string, FlagValue>;
   positionals: string[];
   /** What citty is handed. */
   rawArgs: string[];
@@ -78,7 +83,7 @@ interface Scan {
   command: string;
   longs: Map<string, Known>;
   shorts: Map<string, Known>;
-  values: Record<string, string | boolean>;
+  values: Record<string, FlagValue>;
   /** How each given flag was typed, by definition name. */
   spelled: Record<string, string>;
 }
@@ -114,14 +119,20 @@ function readLong(s: Scan, t: string, i: number): number {
   }
   s.spelled[known.name] = flag;
   if (known.def.type === "boolean") s.values[known.name] = booleanValue(inline, flag);
-  else if (inline !== undefined) s.values[known.name] = inline;
+  else if (inline !== undefined) setValue(s, known, inline);
   else if (bareValueOf(known.def) !== undefined) {
     const next = s.tokens[i + 1];
     if (next !== undefined && known.def.valueHint?.split("|").includes(next))
       throw new UsageError(`${flag} takes its value after "=": ${flag}=${next}`);
     s.values[known.name] = bareValueOf(known.def) as string;
-  } else s.values[known.name] = valueAfter(s, i++, flag);
+  } else setValue(s, known, valueAfter(s, i++, flag));
   return i;
+}
+
+/** A string flag's value: the last one given, or every one for a repeatable flag. */
+function setValue(s: Scan, known: Known, value: string): void {
+  const before = s.values[known.name];
+  s.values[known.name] = isRepeatable(known.def) ? [...(Array.isArray(before) ? before : []), value] : value;
 }
 
 /** Reads one or more short flags at index i: -A, -Ay, -n value, -nvalue, -n=value; returns the index of the last. */
@@ -140,7 +151,7 @@ function readShorts(s: Scan, t: string, i: number): number {
       continue;
     }
     const rest = chars.slice(j + 1);
-    s.values[known.name] = rest.startsWith("=") ? rest.slice(1) : rest !== "" ? rest : valueAfter(s, i++, `-${c}`);
+    setValue(s, known, rest.startsWith("=") ? rest.slice(1) : rest !== "" ? rest : valueAfter(s, i++, `-${c}`));
     break;
   }
   return i;
@@ -149,7 +160,7 @@ function readShorts(s: Scan, t: string, i: number): number {
 /** Every required flag is set, and every given value passes its enum options and its flag's own check. */
 function checkFlags(
   defs: ArgsDef,
-  values: Readonly<Record<string, string | boolean>>,
+  values: Readonly<Record<string, FlagValue>>,
   spelled: Readonly<Record<string, string>>,
   command: string,
 ): void {
@@ -161,11 +172,13 @@ function checkFlags(
         throw new UsageError(`required flag --${name} of "${command}" is not set`);
       continue;
     }
-    if (typeof given !== "string") continue;
+    if (typeof given === "boolean") continue;
     const flag = spelled[name] ?? `--${name}`;
-    if (def.type === "enum" && def.options && !def.options.includes(given))
-      throw new UsageError(`${flag} "${given}" must be one of: ${def.options.join(", ")}`);
-    parserOf(def)?.(given, flag);
+    for (const value of Array.isArray(given) ? given : [given]) {
+      if (def.type === "enum" && def.options && !def.options.includes(value))
+        throw new UsageError(`${flag} "${value}" must be one of: ${def.options.join(", ")}`);
+      parserOf(def)?.(value, flag);
+    }
   }
 }
 
@@ -188,9 +201,9 @@ function checkPositionals(defs: readonly Known[], given: readonly string[], comm
   }
 }
 
-function canonical(values: Record<string, string | boolean>, positionals: readonly string[]): string[] {
-  const flags = Object.entries(values).map(([name, v]) =>
-    v === true ? `--${name}` : v === false ? `--no-${name}` : `--${name}=${v}`,
+function canonical(values: Record<string, FlagValue>, positionals: readonly string[]): string[] {
+  const flags = Object.entries(values).flatMap(([name, v]) =>
+    v === true ? `--${name}` : v === false ? `--no-${name}` : (Array.isArray(v) ? v : [v]).map((x) => `--${name}=${x}`),
   );
   return [...flags, "--", ...positionals];
 }

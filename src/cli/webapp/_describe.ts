@@ -1,10 +1,12 @@
 /**
  * `kubectl describe` for a WebApp: the object's identity, spec and status as "Key:  value" lines, its
  * conditions as a table, and the Events about it (oldest first, with count and age as kubectl shows
- * them: "3m (x4 over 10m)"). Pure: `now` is given; absent values read "<none>".
+ * them: "3m (x4 over 10m)"). Pure: `now` is given; absent values read "<none>". The spec's pod-template
+ * fields (env, resources, probes, ...) follow its image, replicas and port when set (_describe-template.ts).
  */
 import type { WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
+import { templateRows } from "./_describe-template.ts";
 
 export interface EventLike {
   type?: string;
@@ -61,17 +63,17 @@ export function describeWebApp(w: WebAppObject, events: readonly EventLike[], no
         : "<unknown>",
     ],
   ]);
+  const template = templateRows(spec);
   lines.push(
     "Spec:",
     ...keyValues(
-      [
-        ["Image", none(spec.image)],
-        ["Replicas", none(spec.replicas)],
-        ["Port", none(spec.port)],
-      ],
+      [["Image", none(spec.image)], ["Replicas", none(spec.replicas)], ["Port", none(spec.port)], ...template.rows],
       "  ",
     ),
   );
+  if (template.environment.length > 0) lines.push("  Environment:", ...keyValues(template.environment, "    "));
+  if (template.envFrom.length > 0)
+    lines.push("  Environment Variables from:", ...template.envFrom.map((l) => `    ${l}`));
   const s = w.status;
   lines.push(
     "Status:",

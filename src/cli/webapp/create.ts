@@ -1,31 +1,19 @@
 /**
- * `devctl webapp create NAME --image --port [--replicas] [--image-pull-policy]`: validated first with the same schema the
- * operator and the CRD use (a bad value is a usage error naming its field and flag, exit 2, before any
- * kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server` has the
- * API server check it (admission, schema) and store nothing.
+ * `devctl webapp create NAME --image --port [--replicas] [--image-pull-policy] [--env NAME=VALUE]...
+ * [--env-from-secret NAME]... [--health-path /PATH] [--cpu Q] [--memory Q] [--restricted]`: validated first with the
+ * same schema the operator and the CRD use (_create-spec.ts: a bad value is a usage error naming its field and flag,
+ * exit 2, before any kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server`
+ * has the API server check it (admission, schema) and store nothing.
  */
 import { defineCommand } from "citty";
-import { parseWebApp } from "../../api/parse.ts";
-import { API_VERSION, KIND, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
+import { API_VERSION, KIND, WEBAPP_RESOURCE } from "../../api/webapp.ts";
 import { toYaml } from "../../api/yaml.ts";
 import type { KubeClient } from "../../kube/types.ts";
-import { UsageError } from "../_errors.ts";
-import { type DryRun, dryRunFlag } from "../_flags.ts";
+import { allValues, type DryRun, dryRunFlag, repeatable, typed } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
+import { parseEnvFlag, validSpec } from "./_create-spec.ts";
 import { withCrdHint } from "./_hint.ts";
-
-/** A flag value as the schema should see it: numbers as numbers, anything else as given (so the message shows it). */
-export const numberish = (v: string | undefined): unknown =>
-  v !== undefined && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
-
-const FLAG_OF: Record<string, string> = {
-  "metadata.name": "NAME",
-  "spec.image": "--image",
-  "spec.replicas": "--replicas",
-  "spec.port": "--port",
-  "spec.imagePullPolicy": "--image-pull-policy",
-};
 
 export default defineCommand({
   meta: {
@@ -37,7 +25,10 @@ Examples:
   devctl webapp create web -n team-a --image nginx:1.25 --port 80
   devctl webapp create web --image nginx:1.25 --port 80 --dry-run > web.yaml
   devctl webapp create web --image nginx:1.25 --port 80 --dry-run=server
-  devctl webapp create web --image registry.local/web:dev --port 80 --image-pull-policy Never`,
+  devctl webapp create web --image registry.local/web:dev --port 80 --image-pull-policy Never
+  devctl webapp create shop --image registry.example.com/shop:v3 --port 8080 --replicas 3 \\
+    --env MODE=production --env-from-secret shop-db --health-path /healthz \\
+    --cpu 250m --memory 256Mi --restricted`,
   },
   args: {
     name: {
@@ -53,12 +44,53 @@ Examples:
       description:
         "When the nodes pull the image: Always, IfNotPresent or Never (default: Kubernetes' rule for its tag)",
     },
+    env: repeatable(
+      typed(
+        {
+          type: "string",
+          valueHint: "NAME=VALUE",
+          description: "Environment variable of the container (repeatable): sets an item of spec.env",
+        },
+        parseEnvFlag,
+      ),
+    ),
+    "env-from-secret": repeatable({
+      type: "string",
+      valueHint: "NAME",
+      description: "Secret whose every key becomes an environment variable (repeatable): spec.envFrom",
+    }),
+    "health-path": {
+      type: "string",
+      valueHint: "/PATH",
+      description:
+        "HTTP path that answers 200-399 while the app is healthy: a readiness and a liveness probe on --port (spec.healthCheck)",
+    },
+    cpu: {
+      type: "string",
+      valueHint: "quantity",
+      description: "CPU request per pod, e.g. 250m or 1: what the scheduler reserves (spec.resources.requests.cpu)",
+    },
+    memory: {
+      type: "string",
+      valueHint: "quantity",
+      description:
+        "Memory request per pod, e.g. 256Mi or 1Gi: what the scheduler reserves (spec.resources.requests.memory)",
+    },
+    restricted: {
+      type: "boolean",
+      description:
+        'Meet the Pod Security "restricted" profile (non-root, no privilege escalation, no capabilities): spec.podSecurity',
+    },
     "dry-run": dryRunFlag("client: print the WebApp as YAML, create nothing; server: the API server checks it"),
     ...clusterArgs,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const dryRun = args["dry-run"] as DryRun;
-    const spec = validSpec(args);
+    const spec = validSpec({
+      ...args,
+      env: allValues(rawArgs, "env"),
+      "env-from-secret": allValues(rawArgs, "env-from-secret"),
+    });
     const client = await clientOrNothing(args, dryRun);
     const namespace = args.namespace || (client ? namespaceOf(args, client) : "default");
     const webapp = { apiVersion: API_VERSION, kind: KIND, metadata: { name: args.name, namespace }, spec };
@@ -74,31 +106,6 @@ Examples:
     out(`webapp.${WEBAPP_RESOURCE.group}/${args.name} created${dryRun === "server" ? " (server dry run)" : ""}`);
   },
 });
-
-/** The spec with defaults, or a UsageError listing every issue with its flag: `spec.port (--port): must be ...`. */
-function validSpec(args: {
-  name: string;
-  image: string;
-  port: string;
-  replicas?: string;
-  "image-pull-policy"?: string;
-}): WebAppObject["spec"] {
-  const draft: WebAppObject = {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name: args.name, namespace: "default" },
-    spec: {
-      image: args.image,
-      ...(args.replicas !== undefined ? { replicas: numberish(args.replicas) } : {}),
-      port: numberish(args.port),
-      ...(args["image-pull-policy"] !== undefined ? { imagePullPolicy: args["image-pull-policy"] } : {}),
-    },
-  };
-  const parsed = parseWebApp(draft);
-  if (parsed.ok) return parsed.webapp.spec;
-  const issues = parsed.issues.map((i) => `${i.path}${FLAG_OF[i.path] ? ` (${FLAG_OF[i.path]})` : ""}: ${i.message}`);
-  throw new UsageError(`invalid WebApp "${args.name}": ${issues.join("; ")}`);
-}
 
 /** The client; on a client dry run, nothing when no kubeconfig is found (the namespace is then "default"). */
 async function clientOrNothing(

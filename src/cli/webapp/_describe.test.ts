@@ -1,0 +1,90 @@
+import { describe, expect, test } from "bun:test";
+import type { WebAppObject } from "../../api/webapp.ts";
+import { describeWebApp } from "./_describe.ts";
+import { probeLine } from "./_describe-template.ts";
+
+const webapp = (spec: Record<string, unknown>): WebAppObject => ({
+  apiVersion: "apps.example.com/v1",
+  kind: "WebApp",
+  metadata: { name: "shop", namespace: "default" },
+  spec,
+});
+/** The lines between "Spec:" and "Status:". */
+const specBlock = (spec: Record<string, unknown>) => {
+  const lines = describeWebApp(webapp(spec), [], 0).split("\n");
+  return lines.slice(lines.indexOf("Spec:") + 1, lines.indexOf("Status:"));
+};
+
+describe("describeWebApp's Spec section", () => {
+  test("a WebApp without the pod-template fields shows image, replicas and port only, as before", () => {
+    expect(specBlock({ image: "nginx:1.25", replicas: 3, port: 80 })).toEqual([
+      "  Image:     nginx:1.25",
+      "  Replicas:  3",
+      "  Port:      80",
+    ]);
+  });
+
+  test("shows each pod-template field set, env as kubectl shows a container's, healthCheck as its two probes", () => {
+    const block = specBlock({
+      image: "shop:v3",
+      replicas: 2,
+      port: 8080,
+      env: [
+        { name: "MODE", value: "production" },
+        { name: "DB", valueFrom: { secretKeyRef: { name: "db", key: "url" } } },
+      ],
+      envFrom: [{ configMapRef: { name: "settings" }, prefix: "CFG_" }],
+      resources: { requests: { cpu: "250m" }, limits: { memory: "1Gi" } },
+      healthCheck: { path: "/healthz", failureThreshold: 2 },
+      podSecurity: "restricted",
+      imagePullSecrets: ["regcred"],
+      podLabels: { team: "web" },
+      podAnnotations: { "prometheus.io/scrape": "true" },
+    });
+    expect(block).toEqual([
+      "  Image:               shop:v3",
+      "  Replicas:            2",
+      "  Port:                8080",
+      "  Requests:            cpu=250m",
+      "  Limits:              memory=1Gi",
+      "  Readiness:           http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=2  (healthCheck)",
+      "  Liveness:            http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=6  (healthCheck)",
+      "  Pod Security:        restricted",
+      "  Image Pull Secrets:  regcred",
+      "  Pod Labels:          team=web",
+      "  Pod Annotations:     prometheus.io/scrape=true",
+      "  Environment:",
+      "    MODE:  production",
+      "    DB:    <set to the key 'url' in secret 'db'>  Optional: false",
+      "  Environment Variables from:",
+      "    settings  ConfigMap  Optional: false  Prefix: CFG_",
+    ]);
+  });
+
+  test("a field of an unexpected shape reads <invalid>, it does not throw", () => {
+    expect(
+      specBlock({ image: "x", port: 80, env: "A=1", readinessProbe: { periodSeconds: 5 }, podLabels: [] }),
+    ).toEqual([
+      "  Image:       x",
+      "  Replicas:    <none>",
+      "  Port:        80",
+      "  Readiness:   <invalid> delay=0s timeout=1s period=5s #success=1 #failure=3",
+      "  Pod Labels:  <invalid>",
+      "  Environment:",
+      "    <invalid>:",
+    ]);
+  });
+});
+
+describe("probeLine", () => {
+  test("writes every handler as kubectl describe does", () => {
+    expect(probeLine({ tcpSocket: { port: 80 }, initialDelaySeconds: 5 })).toBe(
+      "tcp-socket :80 delay=5s timeout=1s period=10s #success=1 #failure=3",
+    );
+    expect(probeLine({ httpGet: { port: 8443, path: "/ready", scheme: "HTTPS" } })).toStartWith(
+      "http-get https://:8443/ready ",
+    );
+    expect(probeLine({ grpc: { port: 9090, service: "health" } })).toStartWith("grpc <pod>:9090 health ");
+    expect(probeLine({ exec: { command: ["cat", "/tmp/ok"] } })).toStartWith("exec [cat /tmp/ok] ");
+  });
+});
