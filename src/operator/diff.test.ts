@@ -205,9 +205,10 @@ describe("fields the intent stops setting (issue #31's optional pod-template fie
     expect(reshapes(check.diffs)).toBe(true);
   });
 
-  test("annotations outside our prefix, on a Deployment of a WebApp without the fields, are no difference", () => {
+  test("other annotations, even under our API group, on a Deployment of a WebApp without the fields, are none", () => {
     const live = liveDeployment((d) => {
       d.metadata.annotations["example.com/template-fields"] = "x";
+      d.metadata.annotations["apps.example.com/note"] = "set by hand";
       d.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"] = "{}";
     });
     expect(needsApply(desiredDeployment(testApp()), live).diffs).toEqual([]);

@@ -15,12 +15,14 @@
  *   "spec.template.spec.containers[app].image", "spec.ports[http].targetPort", with what the intent wants there
  *   and what live has (null: absent), which tells a value admission gave our own write from someone's later edit
  *   (admission.ts); applying the intent changes live iff there is any.
- * - Our annotations are ours alone: one under OWN_ANNOTATION_PREFIX (our API group) on live that the intent
- *   lacks is a difference too (want null). desired.ts sets one to stand for the optional pod-template fields it
- *   sets (their digest, desired-template.ts), so dropping a field, a variable or a label from the spec, which
- *   the rules above cannot see (a live field the intent has not is no difference), changes or drops it.
+ * - Our own annotations (OWN_ANNOTATIONS) are ours alone: one on live that the intent lacks is a difference too
+ *   (want null). desired.ts sets TEMPLATE_FIELDS_ANNOTATION to stand for the optional pod-template fields it sets
+ *   (their digest, desired-template.ts), so dropping a field, a variable or a label from the spec, which the rules
+ *   above cannot see (a live field the intent has not is no difference), changes or drops it. Should someone else
+ *   hold that annotation too, the apply cannot drop it; that one write's answer is then recorded as admitted
+ *   (admission.ts) and not repeated.
  * - reshapes(diffs) is true when a difference is a field or list item the live object does not have at all (a new
- *   port, a new container), or one the intent dropped (want null), or one of our annotations: applying such an
+ *   port, a new container), or one the intent dropped (want null), or one of our own annotations: applying such an
  *   intent changes which fields are ours, and may drop some (ownership.ts hands creation-time ownership to apply
  *   first, without which an apply prunes nothing the create set).
  * - `extra` counts the items of keyed lists in live that the intent has none for (another port, another
@@ -28,6 +30,7 @@
  *   Update entry is a leftover no apply prunes until that entry is handed over (converge.ts `update`).
  */
 import { GROUP, KIND } from "../api/webapp.ts";
+import { TEMPLATE_FIELDS_ANNOTATION } from "./desired-template.ts";
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 
 export interface ApplyCheck {
@@ -46,8 +49,8 @@ export interface Diff {
 }
 
 const UNCOMPARED = new Set(["apiVersion", "kind", "metadata", "status"]);
-/** Annotations under our API group's prefix, which nobody else writes (see the module doc). */
-export const OWN_ANNOTATION_PREFIX = `${GROUP}/`;
+/** Annotations only devctl writes (see the module doc). */
+export const OWN_ANNOTATIONS: ReadonlySet<string> = new Set([TEMPLATE_FIELDS_ANNOTATION]);
 const OWNED_METADATA = ["labels", "annotations", "ownerReferences"] as const;
 /** How list items are matched, first key present on the desired item wins. */
 const LIST_KEYS = ["uid", "name", "containerPort", "port"] as const;
@@ -59,7 +62,7 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
     if (want !== undefined) compare(want, live.metadata?.[key], `metadata${segment(key)}`, out);
   }
   for (const [key, have] of Object.entries(live.metadata?.annotations ?? {})) {
-    if (key.startsWith(OWN_ANNOTATION_PREFIX) && desired.metadata.annotations?.[key] === undefined)
+    if (OWN_ANNOTATIONS.has(key) && desired.metadata.annotations?.[key] === undefined)
       out.diffs.push({ path: `metadata.annotations${segment(key)}`, want: null, have });
   }
   for (const [key, want] of Object.entries(desired)) {
@@ -70,9 +73,9 @@ export function needsApply(desired: KubeObject, live: KubeObject): ApplyCheck {
 
 /** Some difference adds or drops a field or list item, or is one of our annotations (see the module doc). */
 export const reshapes = (diffs: readonly Diff[]): boolean =>
-  diffs.some((d) => d.have === null || d.want === null || d.path.startsWith(OWN_ANNOTATIONS_PATH));
+  diffs.some((d) => d.have === null || d.want === null || OWN_ANNOTATION_PATHS.has(d.path));
 
-const OWN_ANNOTATIONS_PATH = `metadata.annotations[${OWN_ANNOTATION_PREFIX}`;
+const OWN_ANNOTATION_PATHS = new Set([...OWN_ANNOTATIONS].map((key) => `metadata.annotations${segment(key)}`));
 
 function differs(out: ApplyCheck, path: string, want: unknown, have: unknown): void {
   out.diffs.push({ path, want, have: have ?? null });
