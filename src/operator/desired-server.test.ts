@@ -4,7 +4,8 @@
  * Deployment kube-apiserver v1.36's own code stored for it (decoded, defaulted, validated and encoded, recorded by
  * `bun run tests/apicheck.ts`): quantities rewritten ("0.5" -> "500m", "1.5Gi" -> "1536Mi", "3072Mi" -> "3Gi"),
  * probes given their scheme, timeout, period and thresholds, an empty env value dropped, maps sorted. Read back
- * from the cache, that object must never look like drift, or every pass would write it again.
+ * from the cache, that object must never look like drift, or every pass would write it again. The recording also
+ * has Pod Security admission's own verdict on each stored pod template at level "restricted".
  */
 import { describe, expect, test } from "bun:test";
 import { parseWebApp } from "../api/parse.ts";
@@ -18,6 +19,8 @@ interface Stored {
   sent: KubeObject;
   errors: string[];
   stored: Record<string, any>;
+  /** What Pod Security admission's "restricted" level (its v1.36 code) forbids in the stored pod template. */
+  restricted: string[];
 }
 
 const recorded = (await Bun.file(new URL("./testdata/server-stored.json", import.meta.url)).json()) as Stored[];
@@ -63,6 +66,21 @@ describe("a Deployment as the API server stores it for our intent", () => {
       requests: { cpu: "1.500", memory: "512Mi" },
     });
     expect(containerOf(recorded[3]!.stored).resources).toEqual({ limits: { cpu: "250m", memory: "1153433600m" } });
+  });
+
+  test('podSecurity restricted passes Pod Security admission at "restricted"; a template without it fails its 4 checks', () => {
+    const restricted = TEMPLATE_CASES.map((c, i) => [c.spec.podSecurity, recorded[i]?.restricted] as const);
+    for (const [podSecurity, forbidden] of restricted) {
+      if (podSecurity === "restricted") expect(forbidden).toEqual([]);
+      else
+        expect(forbidden?.map((f) => f.slice(0, f.indexOf(":")))).toEqual([
+          "allowPrivilegeEscalation != false",
+          "unrestricted capabilities",
+          "runAsNonRoot != true",
+          "seccompProfile",
+        ]);
+    }
+    expect(restricted.filter(([p]) => p === "restricted")).toHaveLength(1);
   });
 
   test("would read as drift had the intent kept the user's spelling: what canonical quantities prevent", () => {

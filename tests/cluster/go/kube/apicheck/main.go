@@ -4,7 +4,8 @@
 //
 //	apicheck crd CRD.yaml             the CRD's own validation (structural schema, CEL compilation and cost)
 //	apicheck webapps CRD.yaml < objs  each WebApp pruned, defaulted and validated by the CRD (schema and CEL)
-//	apicheck deployments < objs       each Deployment decoded, defaulted, validated and encoded as the server does
+//	apicheck deployments < objs       each Deployment decoded, defaulted, validated and encoded as the server does,
+//	                                  and its pod template judged by Pod Security admission's "restricted" level
 //	apicheck quantities < texts       each quantity parsed and written again as the server does ("" if refused)
 //
 // Input is a JSON array on stdin; results are a JSON array on stdout, one entry per input.
@@ -37,6 +38,8 @@ import (
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
+	psaapi "k8s.io/pod-security-admission/api"
+	psapolicy "k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
 )
 
@@ -117,12 +120,17 @@ func webapps(crd *apiextensions.CustomResourceDefinition, objs []map[string]any)
 type deploymentResult struct {
 	Errors []string           `json:"errors"`
 	Stored *appsv1.Deployment `json:"stored,omitempty"`
+	// What Pod Security admission at level "restricted" (latest version) forbids in the pod template; none: allowed.
+	Restricted []string `json:"restricted"`
 }
 
 // As the API server does with a Deployment written to it: decode, default, convert to the internal version,
 // validate, and encode the stored object as apps/v1 again.
 func deployments(objs []map[string]any) []deploymentResult {
 	codec := legacyscheme.Codecs.UniversalDeserializer()
+	evaluator, err := psapolicy.NewEvaluator(psapolicy.DefaultChecks(), nil)
+	check(err)
+	restricted := psaapi.LevelVersion{Level: psaapi.LevelRestricted, Version: psaapi.LatestVersion()}
 	results := make([]deploymentResult, 0, len(objs))
 	for _, raw := range objs {
 		data, err := json.Marshal(raw)
@@ -144,7 +152,13 @@ func deployments(objs []map[string]any) []deploymentResult {
 		check(err)
 		again := &appsv1.Deployment{}
 		check(json.Unmarshal(wire, again))
-		results = append(results, deploymentResult{Errors: messages(errs), Stored: again})
+		verdict := psapolicy.AggregateCheckResults(
+			evaluator.EvaluatePod(restricted, &again.Spec.Template.ObjectMeta, &again.Spec.Template.Spec))
+		forbidden := []string{}
+		for i, reason := range verdict.ForbiddenReasons {
+			forbidden = append(forbidden, reason+": "+verdict.ForbiddenDetails[i])
+		}
+		results = append(results, deploymentResult{Errors: messages(errs), Stored: again, Restricted: forbidden})
 	}
 	return results
 }
