@@ -165,3 +165,23 @@ describe("the template-fields annotation", () => {
     expect(resources({ cpu: "1", memory: "1Gi" })).not.toBe(resources({ cpu: "1" }));
   });
 });
+
+test("an intent shares nothing with the parsed spec, which a cached WebApp's parse hands out frozen", () => {
+  const frozen = Object.freeze({
+    metadata: Object.freeze({ name: "test-app", namespace: "default", uid: "uid-1" }),
+    spec: Object.freeze({
+      image: "nginx:1.25",
+      port: 8080,
+      env: [{ name: "DB", valueFrom: { secretKeyRef: { name: "db", key: "url" } } }],
+      envFrom: [{ secretRef: { name: "keys" } }],
+      readinessProbe: { httpGet: { port: 8080, httpHeaders: [{ name: "Host", value: "x" }] } },
+    }),
+  });
+  const parsed = parseWebApp(frozen);
+  if (!parsed.ok) throw new Error("invalid");
+  const c = desiredDeployment(parsed.webapp).spec.template.spec.containers[0]!;
+  c.env![0]!.valueFrom!.secretKeyRef!.key = "other";
+  c.envFrom![0]!.secretRef!.name = "other";
+  c.readinessProbe!.httpGet!.httpHeaders![0]!.value = "y";
+  expect(parsed.webapp.spec.env?.[0]?.valueFrom?.secretKeyRef?.key).toBe("url");
+});

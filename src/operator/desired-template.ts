@@ -90,6 +90,9 @@ export interface TemplateMetadataOptions {
 const nonEmpty = <T>(list: readonly T[] | undefined): T[] | undefined =>
   list && list.length > 0 ? [...list] : undefined;
 
+/** A copy sharing nothing with the spec (which the parse memo hands out frozen, api/parse.ts): intents are mutable. */
+const unshared = <T extends object>(o: T): T => (Object.keys(o).length > 0 ? structuredClone(o) : o);
+
 /** The object without its undefined entries (so JSON text and key order are the same as without them). */
 function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, value]) => value !== undefined)) as T;
@@ -99,7 +102,7 @@ export function containerOptions(spec: WebAppSpec): ContainerOptions {
   const [readinessProbe, livenessProbe] = spec.healthCheck
     ? healthCheckProbes(spec.healthCheck, spec.port)
     : [probeIntent(spec.readinessProbe), probeIntent(spec.livenessProbe)];
-  return defined({
+  const options = defined({
     command: nonEmpty(spec.command),
     args: nonEmpty(spec.args),
     env: nonEmpty(spec.env?.map(envVar)),
@@ -113,6 +116,7 @@ export function containerOptions(spec: WebAppSpec): ContainerOptions {
         ? { allowPrivilegeEscalation: false as const, capabilities: { drop: ["ALL"] as ["ALL"] } }
         : undefined,
   });
+  return unshared(options);
 }
 
 export function podOptions(spec: WebAppSpec): PodOptions {
@@ -128,7 +132,7 @@ export function podOptions(spec: WebAppSpec): PodOptions {
 export function templateMetadataOptions(spec: WebAppSpec): TemplateMetadataOptions {
   const nonEmptyMap = (m: Record<string, string> | undefined) =>
     m && Object.keys(m).length > 0 ? { ...m } : undefined;
-  return defined({ labels: nonEmptyMap(spec.podLabels), annotations: nonEmptyMap(spec.podAnnotations) });
+  return unshared(defined({ labels: nonEmptyMap(spec.podLabels), annotations: nonEmptyMap(spec.podAnnotations) }));
 }
 
 /** An env var as the API server keeps it: an empty value is no value. */
