@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { KubeError, type KubeErrorReason } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { createFakeClock } from "../runtime/clock.ts";
-import { WrittenChildren } from "./expectations.ts";
+import { CREATED_TTL_MS, WEBAPP_MEMORY_TTL_MS, WebAppMemory, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
 
 const obj = (uid: string, resourceVersion: string): KubeObject => ({
   apiVersion: "apps/v1",
@@ -128,5 +128,43 @@ describe("written children told of the watch's events", () => {
     w.observed(obj("u1", "6"), false);
     w.observed(obj("u0", "9"), true);
     expect(w.resolve(KEY, obj("u1", "6"))?.metadata.resourceVersion).toBe("7");
+  });
+});
+
+describe("the WebApps' records", () => {
+  test("say a child was created, or a status left, only within that field's own time", async () => {
+    const clock = createFakeClock();
+    const m = new WebAppMemory(clock);
+    m.created("w1");
+    m.set("w1", { statusLeftAt: clock.now() });
+    await clock.advance(WRITTEN_TTL_MS - 1);
+    expect([m.createdRecently("w1"), m.statusLeft("w1")]).toEqual([true, true]);
+    await clock.advance(1);
+    expect([m.createdRecently("w1"), m.statusLeft("w1")]).toEqual([true, false]);
+    await clock.advance(CREATED_TTL_MS - WRITTEN_TTL_MS);
+    expect(m.createdRecently("w1")).toBe(false);
+    expect(m.get("w1").createdAt).toBeDefined(); // the record itself lives on, for its other fields
+  });
+
+  test("live WEBAPP_MEMORY_TTL_MS after their last change; a pass that changes nothing does not keep one alive", async () => {
+    const clock = createFakeClock();
+    const m = new WebAppMemory(clock);
+    const admitted = [{ kind: "Deployment", path: "spec.replicas", sent: "3", stored: "2" }];
+    m.set("w1", { admitted });
+    await clock.advance(WEBAPP_MEMORY_TTL_MS - 1);
+    m.set("w1", { statusLeftAt: undefined, othersNext: undefined }); // what every pass sets when nothing happened
+    expect(m.get("w1").admitted).toEqual(admitted);
+    await clock.advance(1);
+    expect(m.get("w1")).toEqual({});
+  });
+
+  test("clear a field with undefined, and drop a record left with none; a WebApp without a uid has none", () => {
+    const m = new WebAppMemory(createFakeClock());
+    m.set("w1", { gone: true });
+    m.set("w1", { gone: undefined });
+    expect(m.get("w1")).toEqual({});
+    m.set(undefined, { gone: true });
+    m.created(undefined);
+    expect([m.get(undefined), m.createdRecently(undefined)]).toEqual([{}, false]);
   });
 });

@@ -137,12 +137,18 @@ export class WebAppMemory {
     return (uid === undefined ? undefined : this.#memos.get(uid)) ?? {};
   }
 
-  /** Sets (a value) or clears (undefined) the given fields of a WebApp's record. */
-  set(uid: string | undefined, fields: Partial<Record<keyof WebAppMemo, unknown>>): void {
+  /**
+   * Sets (a value) or clears (undefined) the given fields of a WebApp's record. A set that changes nothing leaves the
+   * record as it is, its time to live too: a pass over a WebApp does not keep its record alive.
+   */
+  set(uid: string | undefined, fields: { [K in keyof WebAppMemo]?: WebAppMemo[K] | undefined }): void {
     if (uid === undefined) return;
-    const memo: Record<string, unknown> = { ...this.#memos.get(uid), ...fields };
+    const before: Record<string, unknown> = { ...this.#memos.get(uid) };
+    const memo: Record<string, unknown> = { ...before, ...fields };
     for (const [k, v] of Object.entries(memo)) if (v === undefined) delete memo[k];
-    if (Object.keys(memo).length === 0) this.#memos.delete(uid);
+    const keys = Object.keys(memo);
+    if (keys.length === Object.keys(before).length && keys.every((k) => memo[k] === before[k])) return;
+    if (keys.length === 0) this.#memos.delete(uid);
     else this.#memos.set(uid, memo as WebAppMemo);
   }
 
