@@ -40,8 +40,8 @@ export const QUANTITY_MAX = "1Ei";
 export const POD_SECURITY_LEVELS = ["restricted"] as const;
 export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
 /**
- * The pod labels the Deployment's selector and the Service select by (operator/desired.ts webAppLabels, which a
- * test keeps equal): spec.podLabels may not set them.
+ * The pod labels the Deployment's selector and the Service select by, in this order: app, then managed-by
+ * (operator/desired.ts webAppLabels takes its keys from here): spec.podLabels may not set them.
  */
 export const SELECTOR_LABEL_KEYS = ["app", "managed-by"] as const;
 

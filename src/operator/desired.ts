@@ -37,8 +37,10 @@ import {
   templateFieldsDigest,
   templateMetadataOptions,
 } from "./desired-template.ts";
+import { SELECTOR_LABEL_KEYS } from "../api/pod-template.ts";
 
-export const MANAGED_BY_LABEL = "managed-by";
+/** The selector's label keys have one home, in api (spec.podLabels may not set them). */
+export const [APP_LABEL, MANAGED_BY_LABEL] = SELECTOR_LABEL_KEYS;
 export const MANAGED_BY_VALUE = "webapp-operator";
 export const WEBAPP_CONTAINER_NAME = "app";
 export const SERVICE_PORT = 80;
@@ -49,7 +51,7 @@ export const serviceName = (webappName: string): string => `${webappName}${SERVI
 
 /** Labels on the owned objects and their pods; also the pod selector. */
 export function webAppLabels(webappName: string): Record<string, string> {
-  return { app: webappName, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
+  return { [APP_LABEL]: webappName, [MANAGED_BY_LABEL]: MANAGED_BY_VALUE };
 }
 
 /** "app=<name>,managed-by=webapp-operator", as a label selector string. */
