@@ -18,6 +18,7 @@ import * as v from "valibot";
 import { atLeast, atMost, atMostItems, shown, wholeNumber } from "./_messages.ts";
 import { cel, valibotOnly } from "./openapi.ts";
 import { compareQuantities, isQuantity, QUANTITY } from "./quantity.ts";
+import { DNS1123_SUBDOMAIN, isQualifiedName } from "./name-rules.ts";
 
 export const ENV_MAX_ITEMS = 128;
 export const ENV_FROM_MAX_ITEMS = 32;
@@ -45,23 +46,12 @@ export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
  */
 export const SELECTOR_LABEL_KEYS = ["app", "managed-by"] as const;
 
-/** DNS-1123 subdomain: the names of Secrets and ConfigMaps. */
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** An environment variable name (the C-identifier rule Kubernetes applied before relaxing it in 1.34). */
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const HTTP_PATH = /^\/\S*$/;
 const HEADER_NAME = /^[-A-Za-z0-9!#$%&'*+.^_`|~]+$/;
-
-/** Key names of labels and annotations: an optional DNS-1123 subdomain prefix and "/", then a name of 1-63. */
-export function isQualifiedName(key: string): boolean {
-  const slash = key.lastIndexOf("/");
-  const [prefix, name] = slash < 0 ? [undefined, key] : [key.slice(0, slash), key.slice(slash + 1)];
-  if (prefix !== undefined && (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) return false;
-  return name.length <= 63 && QUALIFIED_NAME.test(name);
-}
 
 const named = (what: string, description: string) => {
   const message = `must be the name of a ${what}: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`;

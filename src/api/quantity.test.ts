@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { canonicalQuantity, compareQuantities, isQuantity } from "./quantity.ts";
+import { canonicalQuantity, compareQuantities, isQuantity, quantityValue } from "./quantity.ts";
 
 /** [text, what kube-apiserver v1.36 stores for it], recorded by tests/apicheck.ts from the Go code. */
 const recorded = (await Bun.file(new URL("./testdata/quantities.json", import.meta.url)).json()) as [string, string][];
@@ -42,5 +42,18 @@ describe("compareQuantities", () => {
     expect(compareQuantities("1G", "1Gi")).toBe(-1);
     expect(compareQuantities("1.5", "1501m")).toBe(-1);
     expect(compareQuantities("1Ei", "1E")).toBe(1);
+  });
+});
+
+describe("quantityValue", () => {
+  test("binary and decimal suffixes, plain numbers, blanks around; undefined for what is not a quantity", () => {
+    expect(quantityValue("512Mi")).toBe(512 * 2 ** 20);
+    expect(quantityValue(" 1.5Gi ")).toBe(1.5 * 2 ** 30);
+    expect(quantityValue("500M")).toBe(5e8);
+    expect(quantityValue("1048576")).toBe(2 ** 20);
+    expect(quantityValue("250m")).toBe(0.25);
+    expect(quantityValue("5 Mi")).toBeUndefined();
+    expect(quantityValue("-1Mi")).toBeUndefined();
+    expect(quantityValue("")).toBeUndefined();
   });
 });

@@ -12,6 +12,7 @@
  *   refuses a request above the limit and a limit below the idle footprint. Setting only one keeps
  *   the pair valid (containerResources).
  */
+import { quantityValue } from "../api/quantity.ts";
 
 /** BENCHMARKS.md of 2026-12-04T22:18Z, section 3: RSS of dist/devctl, in MiB. */
 export const MEASURED = { webapps: 10_000, idleMiB: 40.4, steadyMiB: 170.5, peakMiB: 227.4 } as const;
@@ -52,7 +53,7 @@ export interface ContainerResources {
  * lowers the request to it, a higher request raises the limit to it).
  */
 export function containerResources(memory: { request?: string; limit?: string } = {}): ContainerResources {
-  const bytes = (q: string) => quantityBytes(q) ?? Number.NaN;
+  const bytes = (q: string) => quantityValue(q) ?? Number.NaN;
   let request = memory.request ?? DEFAULT_MEMORY.request;
   let limit = memory.limit ?? DEFAULT_MEMORY.limit;
   if (memory.limit && !memory.request && bytes(limit) < bytes(request)) request = limit;
@@ -60,31 +61,12 @@ export function containerResources(memory: { request?: string; limit?: string } 
   return { requests: { cpu: CPU_REQUEST, memory: request }, limits: { memory: limit } };
 }
 
-const UNIT_BYTES: Record<string, number> = {
-  "": 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-};
-
-/** Bytes of a Kubernetes memory quantity ("512Mi", "1Gi", "500M", "1073741824"); undefined if not one. */
-export function quantityBytes(q: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q.trim());
-  if (!m) return undefined;
-  return Number(m[1]) * (UNIT_BYTES[m[2] ?? ""] as number);
-}
-
 const MIB = 2 ** 20;
 
 /** Why a memory request/limit pair cannot run the operator; undefined when it can. */
 export function memoryProblem(r: ContainerResources, idleMiB: number = MEASURED.idleMiB): string | undefined {
-  const request = quantityBytes(r.requests.memory);
-  const limit = quantityBytes(r.limits.memory);
+  const request = quantityValue(r.requests.memory);
+  const limit = quantityValue(r.limits.memory);
   if (request === undefined) return `memory request "${r.requests.memory}" is not a quantity such as 256Mi or 1Gi`;
   if (limit === undefined) return `memory limit "${r.limits.memory}" is not a quantity such as 512Mi or 1Gi`;
   if (request > limit)

@@ -38,7 +38,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
 import { CHILD_KINDS, type PerKind } from "./child-kinds.ts";
 import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
-import type { WebAppMemory, WrittenChildren } from "./expectations.ts";
+import type { WebAppMemo, WebAppMemory, WrittenChildren } from "./expectations.ts";
 import type { LiveChildren, Problem } from "./status.ts";
 
 /** Read access to a cache by "namespace/name" (an Informer fits). */
@@ -131,13 +131,14 @@ export async function convergeChildren(
     later = first.kind === "converged" && first.wrote === "created";
     outcomes = later || first.kind === "ownerGone" ? [first] : [first, ...(await Promise.all(others.map(converge)))];
   } else outcomes = await Promise.all(children.map(converge));
-  return decide(ctx, memory, children, outcomes, later);
+  return decide(ctx, memory, memo, children, outcomes, later);
 }
 
-/** What the outcomes (in the order of children, maybe fewer) come to, remembered and announced. */
+/** What the outcomes (in the order of children, maybe fewer) come to, remembered and announced; memo: as the pass began. */
 function decide(
   ctx: ConvergeContext,
   memory: ChildrenMemory,
+  memo: Readonly<WebAppMemo>,
   children: readonly PassChild[],
   outcomes: readonly ChildOutcome[],
   othersLater: boolean,
@@ -181,7 +182,7 @@ function decide(
   }
   // A new WebApp's other children, left to the next pass, are announced with its workload, as next: one event for
   // all, sent now. That pass does not announce them again, unless it does not know (another leader runs it).
-  const announced = memory.webapps.get(uid).othersNext === true;
+  const announced = memo.othersNext === true;
   const workload = (children[0] as PassChild).child;
   const next = othersLater ? children.slice(1).map((c) => c.child) : [];
   announceCreated(ctx, announced ? created.filter((c) => c === workload) : created, next);

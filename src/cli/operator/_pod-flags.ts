@@ -9,15 +9,13 @@
  * - Tolerations use kubectl taint's syntax: `key=value:Effect`, `key:Effect`, `key=value`, `key`
  *   (no value means operator Exists; no effect means every effect).
  */
+import { isDnsSubdomain, labelKeyProblem, labelValueProblem } from "../../api/name-rules.ts";
 import { IMAGE_PULL_POLICIES, type ImagePullPolicy } from "../../api/webapp.ts";
 import type { Toleration } from "../../install/deployment.ts";
-import { quantityBytes } from "../../install/resources.ts";
+import { quantityValue } from "../../api/quantity.ts";
 import { UsageError } from "../_errors.ts";
 
 const EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
-
-const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 type ListFlag = string | string[] | undefined;
 
@@ -28,25 +26,6 @@ function items(value: ListFlag): string[] {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-}
-
-/** A label key: optional DNS-subdomain prefix and "/", then a name of at most 63 characters. */
-export function labelKeyProblem(key: string): string | undefined {
-  const slash = key.lastIndexOf("/");
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
-    return `its prefix "${prefix}" must be a DNS subdomain (lower-case letters, digits, '-' and '.')`;
-  if (!name || name.length > 63 || !NAME.test(name))
-    return "its name must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
-  return undefined;
-}
-
-function labelValueProblem(value: string): string | undefined {
-  if (value === "") return undefined;
-  return value.length <= 63 && NAME.test(value)
-    ? undefined
-    : "the value must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 }
 
 export function parseNodeSelector(value: ListFlag): Record<string, string> | undefined {
@@ -98,7 +77,7 @@ export function parsePullPolicy(value: string | undefined): ImagePullPolicy | un
 
 /** A memory quantity flag ("512Mi", "1Gi"). */
 export function parseMemoryQuantity(value: string, flag: string): string {
-  if (quantityBytes(value) === undefined)
+  if (quantityValue(value) === undefined)
     throw new UsageError(`${flag} "${value}" is not a memory quantity such as 256Mi, 512Mi or 1Gi`);
   return value.trim();
 }
@@ -107,7 +86,7 @@ export function parsePullSecrets(value: ListFlag): string[] | undefined {
   const list = items(value);
   if (!list.length) return undefined;
   for (const name of list) {
-    if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    if (!isDnsSubdomain(name))
       throw new UsageError(
         `--image-pull-secret "${name}" is not a Secret name (lower-case letters, digits, '-' and '.', at most 253 characters)`,
       );
