@@ -115,7 +115,7 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["get", "list", "watch", "create", "patch", "delete"], ["deployments.apps", "services"], ns),
       ...each(["list", "watch"], ["deployments.apps", "services"], ["*"]),
       ...each(["create", "patch"], ["events"], ns),
-      ...each(["list"], ["pods"], [...ns, "*"]),
+      ...each(["list"], ["pods", "events"], [...ns, "*"]),
       ...each(["get", "create", "update", "list", "watch"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
     ];
   };
@@ -175,7 +175,7 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["create"], ["serviceaccounts/token"], ns),
       ...each(["get", "list", "create", "update", "delete"], ["serviceaccounts"], ns),
       ...each(["impersonate"], ["users", "groups", "serviceaccounts"], [""]),
-      ...each(["delete", "update", "get", "list"], ["events"], ns),
+      ...each(["delete", "update", "get", "watch"], ["events"], ns),
       ...each(["create"], ["events.events.k8s.io"], ns),
       ...each(["*"], ["*"], [...ns, ""]),
     ];
@@ -251,7 +251,7 @@ describe("the installed operator's ServiceAccount", () => {
       "webapps.apps.example.com/finalizers": "update",
       "deployments.apps": "create delete get list patch watch",
       services: "create delete get list patch watch",
-      events: "create patch",
+      events: "create list patch",
       pods: "list",
     };
     expect(granted(apps.name)).toEqual({ ...everyone, ...clusterWide });

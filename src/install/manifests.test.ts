@@ -93,7 +93,8 @@ describe("RBAC", () => {
     const children = ["create", "delete", "get", "list", "patch", "watch"];
     expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
-    expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "patch"]);
+    // Events: the recorder creates and patches; the kubelet's Unhealthy events of an unready pod are listed.
+    expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "list", "patch"]);
     // Pods of a WebApp that is not Ready are listed on demand: never watched, read one by one or written.
     expect(verbsOf(clusterRules, "", "pods")).toEqual(["list"]);
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([

@@ -44,8 +44,9 @@ export function operatorRules(): PolicyRule[] {
     // Pods of a WebApp that is not Ready are listed on demand to report why (reconciler.ts podFailures);
     // never watched or cached, never read one by one, never written.
     { apiGroups: [""], resources: ["pods"], verbs: ["list"] },
-    // The event recorder creates core/v1 Events and patches count/lastTimestamp of repeats.
-    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+    // The event recorder creates core/v1 Events and patches count/lastTimestamp of repeats; a pod kept unready by its
+    // probe has the kubelet's Unhealthy events listed, by field selector, to say why (operator/pod-failures.ts).
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "list"] },
   ];
 }
 

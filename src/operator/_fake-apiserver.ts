@@ -5,7 +5,7 @@
  * sees the HTTP actions a KubeClient call becomes, sample-controller style:
  * - Recorded: every request is an `Action` (method, path without query, query, content type, body).
  * - Stored by path: GET answers the object or a 404 Status; a GET with a labelSelector on a collection path
- *   lists the objects stored under it whose labels match its `k=v` terms.
+ *   lists the objects stored under it whose labels match its `k=v` terms (and fields, a fieldSelector's).
  * - Every create (POST, or an apply of a missing object) sets uid, resourceVersion, generation 1 and
  *   creationTimestamp (from `now`, whole seconds as the API server writes it).
  * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object or merges the intent into the stored one (generation bumped when spec changes); a
@@ -93,13 +93,21 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
   const clone = <T>(x: T): T => structuredClone(x);
   const nameOf = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
-  /** The objects stored directly under a collection path whose labels have every `k=v` of the selector. */
-  function list(path: string, selector: string): unknown {
-    const terms = selector ? selector.split(",").map((t) => t.split("=") as [string, string]) : [];
+  const terms = (selector = "") => (selector ? selector.split(",").map((t) => t.split("=") as [string, string]) : []);
+  /** A field selector's dotted path ("involvedObject.name") in an object. */
+  const field = (o: unknown, path: string): unknown =>
+    path.split(".").reduce<unknown>((x, k) => (x as Record<string, unknown> | undefined)?.[k], o);
+
+  /**
+   * The objects stored directly under a collection path whose labels have every `k=v` of the label selector and
+   * whose fields have every `path=v` of the field selector.
+   */
+  function list(path: string, labelSelector?: string, fieldSelector?: string): unknown {
     const items = [...objects]
       .filter(([p]) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
       .map(([, o]) => o)
-      .filter((o) => terms.every(([k, v]) => o.metadata.labels?.[k] === v));
+      .filter((o) => terms(labelSelector).every(([k, v]) => o.metadata.labels?.[k] === v))
+      .filter((o) => terms(fieldSelector).every(([k, v]) => field(o, k) === v));
     return { kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(counter) }, items: clone(items) };
   }
 
@@ -111,7 +119,8 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
     const body = (a.body ?? {}) as KubeObject;
     switch (`${a.method} ${a.contentType ?? ""}`) {
       case "GET ":
-        if (!cur && a.query.labelSelector !== undefined) return list(a.path, a.query.labelSelector);
+        if (!cur && (a.query.labelSelector ?? a.query.fieldSelector) !== undefined)
+          return list(a.path, a.query.labelSelector, a.query.fieldSelector);
         if (!cur) throw missing();
         return cur;
       case "PATCH application/apply-patch+yaml": {

@@ -1221,6 +1221,76 @@ describe("pods that cannot run", () => {
     ]);
   });
 
+  test("a pod its readiness probe keeps unready: not Ready, Reconciling with the kubelet's words (one list of its events), not Stalled", async () => {
+    const w = stuck();
+    const PODS = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
+    const EVENTS = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true } as const;
+    const unready = (name: string, startedAt: string): KubeObject => {
+      const p = pod(name);
+      p.spec = { containers: [{ name: "app", readinessProbe: { httpGet: { path: "/healthz", port: 8080 } } }] };
+      p.status = {
+        phase: "Running",
+        containerStatuses: [{ name: "app", ready: false, state: { running: { startedAt } } }],
+      };
+      return p;
+    };
+    const unhealthy = (name: string, pod: string, message: string, at: string): KubeObject => ({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name, namespace: "default" },
+      involvedObject: { kind: "Pod", name: pod, namespace: "default", fieldPath: "spec.containers{app}" },
+      reason: "Unhealthy",
+      type: "Warning",
+      message,
+      lastTimestamp: at,
+    });
+    // Just started: no probe has had its chance yet, and no event is read.
+    w.api.put(PODS, unready("test-app-a", new Date(w.clock.now() - 2_000).toISOString()));
+    await w.reconcile();
+    expect(w.api.actions.filter((a) => a.path.endsWith("/events"))).toEqual([]);
+    expect(findCondition(lastStatus(w)?.conditions, "Degraded")?.status).not.toBe("True");
+
+    w.resync();
+    w.api.put(PODS, unready("test-app-a", "2020-01-01T00:00:00Z"));
+    w.api.put(
+      EVENTS,
+      unhealthy(
+        "a.1",
+        "test-app-a",
+        "Readiness probe failed: HTTP probe failed with statuscode: 500",
+        "2020-01-01T00:00:10Z",
+      ),
+    );
+    w.api.put(
+      EVENTS,
+      unhealthy(
+        "a.2",
+        "test-app-a",
+        "Readiness probe failed: HTTP probe failed with statuscode: 404",
+        "2020-01-01T00:01:00Z",
+      ),
+    );
+    w.api.put(
+      EVENTS,
+      unhealthy("b.1", "test-app-b", "Readiness probe failed: connection refused", "2020-01-01T00:02:00Z"),
+    );
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    const lists = w.api.actions.filter((a) => a.path === "/api/v1/namespaces/default/events" && a.method === "GET");
+    expect(lists.map((a) => a.query.fieldSelector)).toEqual([
+      "involvedObject.kind=Pod,involvedObject.name=test-app-a,reason=Unhealthy",
+    ]);
+    const status = lastStatus(w);
+    const ready = findCondition(status?.conditions, "Ready");
+    expect(ready).toMatchObject({ status: "False", reason: "ProbeFailed" });
+    expect(ready?.message).toContain(
+      "pod test-app-a: container app: Readiness probe failed: HTTP probe failed with statuscode: 404; check spec.healthCheck",
+    );
+    expect(findCondition(status?.conditions, "Stalled")).toBeUndefined();
+    expect(findCondition(status?.conditions, "Reconciling")).toMatchObject({ status: "True", reason: "ProbeFailed" });
+    expect(findCondition(status?.conditions, "Degraded")).toMatchObject({ status: "True", reason: "ProbeFailed" });
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["ProbeFailed"]);
+  });
+
   test("recovered (the pods run): Stalled is cleared", async () => {
     const w = stuck();
     const PODS = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;

@@ -6,10 +6,11 @@
  * - Conditions, always in this order: the kstatus ones (readiness/kstatus.ts), then the Deployment-style three.
  *   Ready:       True iff Available and nothing is in progress or failing.
  *   Reconciling: present (True) while the operator works towards the spec: creating children, a rollout in
- *                progress, a write failed and is retried; absent otherwise.
+ *                progress, a write failed and is retried, a probe keeps a running pod unready (ProbeFailed);
+ *                absent otherwise.
  *   Stalled:     present (True) when it cannot progress without someone acting: InvalidSpec, ResourceExists,
- *                Forbidden, ProgressDeadlineExceeded, ReplicaFailure, a pod failure (podProblems(),
- *                readiness/pods.ts); absent otherwise. Never there together with Reconciling.
+ *                Forbidden, ProgressDeadlineExceeded, ReplicaFailure, a pod failure other than ProbeFailed
+ *                (podProblems(), readiness/pods.ts); absent otherwise. Never there together with Reconciling.
  *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and every other child exists.
  *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
  *   Degraded:    True iff Stalled is, or a write failed.
@@ -39,7 +40,10 @@ import { CHILD_KINDS, type ChildKindName, DEPLOYMENT_KIND } from "./child-kinds.
 import { controllerOf } from "./diff.ts";
 import { deploymentName, webAppSelector } from "./desired.ts";
 
-/** Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) needs someone to act. */
+/**
+ * Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) and ProbeFailed (a probe that may
+ * pass yet) needs someone to act.
+ */
 export type ProblemReason =
   | "InvalidSpec"
   | "ResourceExists"
@@ -50,6 +54,7 @@ export type ProblemReason =
   | PodFailureReason;
 const STALLS: Record<ProblemReason, boolean> = {
   ...(Object.fromEntries(POD_FAILURE_REASONS.map((r) => [r, true])) as Record<PodFailureReason, true>),
+  ProbeFailed: false, // it may pass yet (a slow start); the Deployment's progress deadline stalls it if not
   InvalidSpec: true,
   ResourceExists: true,
   Forbidden: true,
@@ -159,7 +164,10 @@ function progressOf(found: readonly Problem[], available: ConditionState, progre
   const stall = stalls[0];
   if (stall) return { kind: "stalled", reason: stall.reason, message: stalls.map((p) => p.message).join("; ") };
   const retry = found[0];
-  if (retry) return { kind: "reconciling", reason: retry.reason, message: `${retry.message}; retrying with backoff` };
+  if (retry) {
+    const message = retry.reason === "ApplyFailed" ? `${retry.message}; retrying with backoff` : retry.message;
+    return { kind: "reconciling", reason: retry.reason, message };
+  }
   if (progressing.status === "True")
     return { kind: "reconciling", reason: progressing.reason, message: progressing.message };
   if (available.status !== "True") return { kind: "reconciling", reason: available.reason, message: available.message };

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
-import { POD_FAILURE_HINT, podFailure, RESTART_SETTLE_MS } from "./pods.ts";
+import {
+  POD_FAILURE_HINT,
+  podFailure,
+  RESTART_SETTLE_MS,
+  PROBE_SETTLE_MS,
+  probeFailure,
+  unreadyContainer,
+} from "./pods.ts";
 
 const pod = (status: unknown): KubeObject => ({ kind: "Pod", metadata: { name: "web-abc" }, status });
 const waiting = (reason: string, message?: string, init = false) =>
@@ -99,4 +106,87 @@ describe("podFailure", () => {
 test("ErrImageNeverPull's hint names both fixes: import the image onto the node, or let it be pulled", () => {
   expect(POD_FAILURE_HINT.ErrImageNeverPull).toContain("import it onto the node");
   expect(POD_FAILURE_HINT.ErrImageNeverPull).toContain("spec.imagePullPolicy to IfNotPresent");
+});
+
+describe("unreadyContainer", () => {
+  const NOW = Date.parse("2026-01-01T00:01:00Z");
+  const pod = (probe: object | undefined, status: object): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p" },
+    spec: { containers: [{ name: "side" }, { name: "app", ...(probe ?? {}) }] },
+    status: {
+      containerStatuses: [
+        { name: "side", ready: true, state: { running: {} } },
+        { name: "app", ...status },
+      ],
+    },
+  });
+  const running = (startedAt: string, ready: boolean) => ({ ready, state: { running: { startedAt } } });
+  const readiness = { readinessProbe: { httpGet: { path: "/healthz", port: 80 } } };
+
+  test("a probed container running unready for PROBE_SETTLE_MS or longer", () => {
+    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:50Z", false)), NOW)).toBe("app");
+    expect(PROBE_SETTLE_MS).toBe(10_000);
+    expect(
+      unreadyContainer(
+        pod({ startupProbe: { exec: { command: ["true"] } } }, running("2026-01-01T00:00:00Z", false)),
+        NOW,
+      ),
+    ).toBe("app");
+  });
+
+  test("not one that is ready, just started, not running, or has no probe to fail", () => {
+    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:00Z", true)), NOW)).toBeUndefined();
+    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:51Z", false)), NOW)).toBeUndefined();
+    expect(
+      unreadyContainer(pod(readiness, { ready: false, state: { waiting: { reason: "ContainerCreating" } } }), NOW),
+    ).toBeUndefined();
+    expect(unreadyContainer(pod(undefined, running("2026-01-01T00:00:00Z", false)), NOW)).toBeUndefined();
+    expect(unreadyContainer({ apiVersion: "v1", kind: "Pod", metadata: {} }, NOW)).toBeUndefined();
+  });
+});
+
+describe("probeFailure", () => {
+  const event = (
+    pod: string,
+    container: string,
+    message: string,
+    at: { lastTimestamp?: string; eventTime?: string },
+    reason = "Unhealthy",
+  ): KubeObject =>
+    ({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name: `${pod}.${message.length}` },
+      involvedObject: { kind: "Pod", name: pod, fieldPath: `spec.containers{${container}}` },
+      reason,
+      message,
+      ...at,
+    }) as KubeObject;
+
+  test("the newest Unhealthy event of that pod's container, in the kubelet's words", () => {
+    const events = [
+      event("p", "app", "Readiness probe failed: HTTP probe failed with statuscode: 500", {
+        lastTimestamp: "2026-01-01T00:00:10Z",
+      }),
+      event("p", "app", "Startup probe failed: dial tcp 10.0.0.1:80: connect: connection refused\n", {
+        eventTime: "2026-01-01T00:00:20.000000Z",
+      }),
+      event("p", "side", "Readiness probe failed: newer, of another container", {
+        lastTimestamp: "2026-01-01T00:01:00Z",
+      }),
+      event("q", "app", "Readiness probe failed: newer, of another pod", { lastTimestamp: "2026-01-01T00:01:00Z" }),
+      event("p", "app", "Back-off restarting failed container", { lastTimestamp: "2026-01-01T00:01:00Z" }, "BackOff"),
+    ];
+    expect(probeFailure("p", "app", events)).toEqual({
+      pod: "p",
+      reason: "ProbeFailed",
+      message: "container app: Startup probe failed: dial tcp 10.0.0.1:80: connect: connection refused",
+    });
+  });
+
+  test("none when the probe has not failed yet", () => {
+    expect(probeFailure("p", "app", [])).toBeUndefined();
+  });
 });

@@ -26,7 +26,10 @@ export const IMAGE_PULL_REASONS = [
   "InvalidImageName",
 ] as const;
 
-/** Waiting reasons that do not resolve without someone acting (the kubelet retries them with back-off). */
+/**
+ * Waiting reasons that do not resolve without someone acting (the kubelet retries them with back-off), the scheduler's
+ * Unschedulable, and ProbeFailed: a running container that a readiness or startup probe keeps out of service.
+ */
 export const POD_FAILURE_REASONS = [
   "ImagePullBackOff",
   "InvalidImageName",
@@ -36,6 +39,7 @@ export const POD_FAILURE_REASONS = [
   "CreateContainerError",
   "RunContainerError",
   "Unschedulable",
+  "ProbeFailed",
 ] as const;
 export type PodFailureReason = (typeof POD_FAILURE_REASONS)[number];
 
@@ -107,4 +111,45 @@ export const POD_FAILURE_HINT: Record<PodFailureReason, string> = {
   CreateContainerError: "the runtime could not create the container: see kubectl describe pod",
   RunContainerError: "the runtime could not start the container: see kubectl describe pod",
   Unschedulable: "no node can take the pod: add capacity or lower spec.replicas",
+  ProbeFailed: "check spec.healthCheck (or the probes) against what the app serves, and the app's logs (kubectl logs)",
 };
+
+/** How long a container must have run, not ready, before its probe counts as failing (a start takes a moment). */
+export const PROBE_SETTLE_MS = 10_000;
+
+/**
+ * The first container of a pod that has run for PROBE_SETTLE_MS (given `now`), has a readiness or startup probe and
+ * is not ready: the probe keeps it out of service. Its name, or undefined.
+ */
+export function unreadyContainer(pod: KubeObject, now: number): string | undefined {
+  const probed = new Set(
+    array(record(pod.spec).containers)
+      .map(record)
+      .filter((c) => c.readinessProbe !== undefined || c.startupProbe !== undefined)
+      .map((c) => String(c.name)),
+  );
+  for (const c of array(record(pod.status).containerStatuses).map(record)) {
+    const startedAt = Date.parse(String(record(record(c.state).running).startedAt));
+    if (c.ready === true || !probed.has(String(c.name)) || !(now - startedAt >= PROBE_SETTLE_MS)) continue;
+    return String(c.name);
+  }
+  return undefined;
+}
+
+/**
+ * ProbeFailed for `container` of `pod` from the kubelet's newest Unhealthy event about it ("Readiness probe failed:
+ * HTTP probe failed with statuscode: 404"), or undefined when there is none (the probe has not failed yet).
+ */
+export function probeFailure(pod: string, container: string, events: readonly KubeObject[]): PodFailure | undefined {
+  const when = (e: Record<string, unknown>) =>
+    Date.parse(String(e.lastTimestamp ?? e.eventTime ?? record(e.metadata).creationTimestamp)) || 0;
+  const newest = events
+    .map((e) => e as unknown as Record<string, unknown>)
+    .filter((e) => {
+      const about = record(e.involvedObject);
+      return e.reason === "Unhealthy" && about.name === pod && String(about.fieldPath).endsWith(`{${container}}`);
+    })
+    .sort((a, b) => when(b) - when(a))[0];
+  if (!newest || typeof newest.message !== "string") return undefined;
+  return { pod, reason: "ProbeFailed", message: `container ${container}: ${newest.message.trim()}` };
+}
