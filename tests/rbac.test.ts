@@ -112,8 +112,12 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["get", "list", "watch"], ["webapps.apps.example.com"], [...ns, "*"]),
       ...each(["patch"], ["webapps.apps.example.com/status"], ns),
       ...each(["update"], ["webapps.apps.example.com/finalizers"], ns),
-      ...each(["get", "list", "watch", "create", "patch", "delete"], ["deployments.apps", "services"], ns),
-      ...each(["list", "watch"], ["deployments.apps", "services"], ["*"]),
+      ...each(
+        ["get", "list", "watch", "create", "patch", "delete"],
+        ["deployments.apps", "services", "poddisruptionbudgets.policy"],
+        ns,
+      ),
+      ...each(["list", "watch"], ["deployments.apps", "services", "poddisruptionbudgets.policy"], ["*"]),
       ...each(["create", "patch"], ["events"], ns),
       ...each(["list"], ["pods", "events"], [...ns, "*"]),
       ...each(["get", "create", "update", "list", "watch"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
@@ -125,8 +129,8 @@ describe("the installed operator's ServiceAccount", () => {
       // WebApps are the users': the operator writes only their status.
       ...each(["create", "update", "patch", "delete", "deletecollection"], ["webapps.apps.example.com"], ns),
       ...each(["update"], ["webapps.apps.example.com/status"], ns),
-      // Children are applied, never replaced, and deleted one by one only (orphans).
-      ...each(["update", "deletecollection"], ["deployments.apps", "services"], ns),
+      // Children are applied, never replaced, and deleted one by one only (orphans, children no longer wanted).
+      ...each(["update", "deletecollection"], ["deployments.apps", "services", "poddisruptionbudgets.policy"], ns),
       ...each(["update", "patch"], ["deployments.apps/scale", "deployments.apps/status", "services/status"], ns),
       // Secrets and configuration.
       ...each(["get", "list", "watch"], ["secrets", "configmaps"], [...ns, "*"]),
@@ -251,6 +255,7 @@ describe("the installed operator's ServiceAccount", () => {
       "webapps.apps.example.com/finalizers": "update",
       "deployments.apps": "create delete get list patch watch",
       services: "create delete get list patch watch",
+      "poddisruptionbudgets.policy": "create delete get list patch watch",
       events: "create list patch",
       pods: "list",
     };

@@ -38,7 +38,7 @@ describe("buildWebAppCrd", () => {
     expect(crd.metadata).toEqual({
       name: "webapps.apps.example.com",
       labels: { "app.kubernetes.io/managed-by": "devctl" },
-      annotations: { "devctl.dev/crd-schema-version": "4" },
+      annotations: { "devctl.dev/crd-schema-version": "5" },
     });
     expect(crd.spec.names).toEqual({
       plural: "webapps",
@@ -156,6 +156,7 @@ describe("buildWebAppCrd", () => {
       "imagePullSecrets",
       "podLabels",
       "podAnnotations",
+      "disruptionBudget",
     ]);
   });
 

@@ -40,22 +40,24 @@ export {
   DEPLOYMENTS as DEPLOYMENT_RESOURCE,
   EVENTS as EVENT_RESOURCE,
   LEASES as LEASE_RESOURCE,
+  POD_DISRUPTION_BUDGETS as POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICES as SERVICE_RESOURCE,
 } from "../kube/resources.ts";
-import { DEPLOYMENTS, SERVICES } from "../kube/resources.ts";
+import { DEPLOYMENTS, POD_DISRUPTION_BUDGETS, SERVICES } from "../kube/resources.ts";
 
 /**
  * The resources of a WebApp's children, the workload first: what the install's RBAC grants and the uninstall
  * lists. operator/child-kinds.ts describes each kind in full; a test keeps the two equal.
  */
-export const CHILD_RESOURCES: readonly ResourceType[] = [DEPLOYMENTS, SERVICES];
+export const CHILD_RESOURCES: readonly ResourceType[] = [DEPLOYMENTS, SERVICES, POD_DISRUPTION_BUDGETS];
 
 /** Suffixes of the owned objects' names. */
 export const DEPLOYMENT_SUFFIX = "-deployment";
 export const SERVICE_SUFFIX = "-svc";
+export const POD_DISRUPTION_BUDGET_SUFFIX = "-pdb";
 /**
  * Service names are DNS-1035 labels of at most 63 characters, and the Service is named
- * `<name>-svc`, so a WebApp name may have at most 63 - 4 = 59 characters.
+ * `<name>-svc`, so a WebApp name may have at most 63 - 4 = 59 characters (`<name>-pdb` fits too).
  */
 export const NAME_MAX_LENGTH = 63 - SERVICE_SUFFIX.length;
 /** DNS-1035 label: lower-case letters, digits and '-', starting with a letter, not ending with '-'. */
@@ -111,6 +113,65 @@ export const WebAppName = v.pipe(
   ),
 );
 
+/** What spec.disruptionBudget sets when it sets neither maxUnavailable nor minAvailable: one pod down at a time. */
+export const DEFAULT_MAX_UNAVAILABLE = 1;
+/** The fewest replicas a WebApp needs before the operator keeps a PodDisruptionBudget for it. */
+export const DISRUPTION_BUDGET_MIN_REPLICAS = 2;
+
+const budgetCount = (what: string, min: number) =>
+  v.optional(
+    v.pipe(
+      v.number(),
+      v.description(what),
+      v.integer(wholeNumber),
+      v.minValue(min, atLeast(min)),
+      v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
+    ),
+  );
+
+const ONE_BOUND_MESSAGE =
+  "maxUnavailable and minAvailable cannot both be set (a PodDisruptionBudget takes one): remove one of them";
+const DISABLED_ALONE_MESSAGE =
+  "enabled: false means no PodDisruptionBudget: remove maxUnavailable and minAvailable, or enabled";
+
+type DisruptionBudgetFields = { enabled?: boolean; maxUnavailable?: number; minAvailable?: number };
+
+export const DisruptionBudget = v.pipe(
+  v.object({
+    enabled: v.optional(
+      v.pipe(v.boolean(), v.description("false: no PodDisruptionBudget for this WebApp. Default true.")),
+    ),
+    maxUnavailable: budgetCount(
+      `Pods that a voluntary disruption (a node drain) may take down at once. Default ${DEFAULT_MAX_UNAVAILABLE}.`,
+      0,
+    ),
+    minAvailable: budgetCount(
+      "Pods that must stay available during a voluntary disruption, instead of maxUnavailable.",
+      1,
+    ),
+  }),
+  v.description(
+    `The PodDisruptionBudget the operator keeps while the WebApp runs ${DISRUPTION_BUDGET_MIN_REPLICAS} replicas or ` +
+      `more (maxUnavailable ${DEFAULT_MAX_UNAVAILABLE} unless set here), so that a node drain never evicts every ` +
+      "pod at once; pods that are not ready may always be evicted. Removed when the WebApp runs fewer, or with " +
+      "enabled: false.",
+  ),
+  v.check(
+    (b: DisruptionBudgetFields) => b.maxUnavailable === undefined || b.minAvailable === undefined,
+    ONE_BOUND_MESSAGE,
+  ),
+  cel<DisruptionBudgetFields>(ONE_BOUND_MESSAGE, { rule: "!has(self.maxUnavailable) || !has(self.minAvailable)" }),
+  v.check(
+    (b: DisruptionBudgetFields) =>
+      b.enabled !== false || (b.maxUnavailable === undefined && b.minAvailable === undefined),
+    DISABLED_ALONE_MESSAGE,
+  ),
+  cel<DisruptionBudgetFields>(DISABLED_ALONE_MESSAGE, {
+    rule: "!has(self.enabled) || self.enabled || (!has(self.maxUnavailable) && !has(self.minAvailable))",
+  }),
+);
+export type DisruptionBudget = v.InferOutput<typeof DisruptionBudget>;
+
 const WebAppSpecFields = v.object({
   image: v.pipe(
     v.string(),
@@ -151,6 +212,7 @@ const WebAppSpecFields = v.object({
     ),
   ),
   ...POD_TEMPLATE_FIELDS,
+  disruptionBudget: v.optional(DisruptionBudget),
 });
 type WebAppSpecFields = v.InferOutput<typeof WebAppSpecFields>;
 

@@ -89,10 +89,12 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "apps.example.com", "webapps")).toEqual(["get", "list", "watch"]);
     expect(verbsOf(clusterRules, "apps.example.com", "webapps/status")).toEqual(["patch"]);
     expect(verbsOf(clusterRules, "apps.example.com", "webapps/finalizers")).toEqual(["update"]);
-    // No update (PUT): children are server-side applied; delete only for orphans the garbage collector missed.
+    // No update (PUT): children are server-side applied; delete only for orphans the garbage collector missed and
+    // for a child the spec no longer wants (a PodDisruptionBudget below 2 replicas).
     const children = ["create", "delete", "get", "list", "patch", "watch"];
     expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
+    expect(verbsOf(clusterRules, "policy", "poddisruptionbudgets")).toEqual(children);
     // Events: the recorder creates and patches; the kubelet's Unhealthy events of an unready pod are listed.
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "list", "patch"]);
     // Pods of a WebApp that is not Ready are listed on demand: never watched, read one by one or written.
@@ -100,6 +102,7 @@ describe("RBAC", () => {
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([
       "deployments",
       "events",
+      "poddisruptionbudgets",
       "pods",
       "services",
       "webapps",

@@ -24,8 +24,9 @@ export interface PolicyRule {
  * What the operator does to its children: caches them (list, watch), reads one by name when a create is
  * refused or before an adoption (get), creates them (create: POST) and converges them (patch: server-side
  * apply, the ownership handover and adoption are JSON patches). Never update (PUT). Delete only where the garbage
- * collector missed a child whose controller WebApp is gone (src/operator/orphans.ts: a uid precondition,
- * never any other object).
+ * collector missed a child whose controller WebApp is gone (src/operator/orphans.ts), and a child of a kind the
+ * WebApp's spec no longer wants (operator/converge.ts removeChild: a PodDisruptionBudget below 2 replicas); both
+ * with the child's uid and resourceVersion as preconditions, never any other object.
  */
 export const CHILD_VERBS = ["create", "get", "list", "watch", "patch", "delete"] as const;
 

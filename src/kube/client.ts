@@ -118,16 +118,18 @@ export function clientFromTransport(t: Transport, namespace: string): KubeClient
 
     async delete(rt, name, ns, o = {}) {
       const path = resourcePath(rt, ns ?? namespace, name) + query({ dryRun: o.dryRun ? "All" : undefined });
-      const policy = o.propagationPolicy;
+      const { propagationPolicy, preconditions } = o;
       // With a DeleteOptions body the API server reads dryRun from the body, not the query: say it in both.
-      const body = policy
-        ? {
-            kind: "DeleteOptions",
-            apiVersion: "v1",
-            propagationPolicy: policy,
-            ...(o.dryRun ? { dryRun: ["All"] } : {}),
-          }
-        : undefined;
+      const body =
+        propagationPolicy || preconditions
+          ? {
+              kind: "DeleteOptions",
+              apiVersion: "v1",
+              ...(propagationPolicy ? { propagationPolicy } : {}),
+              ...(preconditions ? { preconditions } : {}),
+              ...(o.dryRun ? { dryRun: ["All"] } : {}),
+            }
+          : undefined;
       await t.json({ method: "DELETE", path, body, signal: o.signal });
     },
 

@@ -187,7 +187,13 @@ export interface KubeClient {
     rt: ResourceType,
     name: string,
     namespace?: string,
-    opts?: { propagationPolicy?: "Foreground" | "Background" | "Orphan"; signal?: AbortSignal; dryRun?: boolean },
+    opts?: {
+      propagationPolicy?: "Foreground" | "Background" | "Orphan";
+      /** The object is deleted only while it still has this uid and resourceVersion (409 Conflict otherwise). */
+      preconditions?: { uid?: string; resourceVersion?: string };
+      signal?: AbortSignal;
+      dryRun?: boolean;
+    },
   ): Promise<void>;
   /** A raw request through the same transport (paths like "/version", "/apis"). Returns parsed JSON. */
   raw<T = unknown>(

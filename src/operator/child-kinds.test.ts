@@ -20,7 +20,11 @@ describe("the kinds of child", () => {
   });
 
   test("perKind makes one of anything per kind, by name", () => {
-    expect(perKind((k) => k.rt.plural)).toEqual({ Deployment: "deployments", Service: "services" });
+    expect(perKind((k) => k.rt.plural)).toEqual({
+      Deployment: "deployments",
+      Service: "services",
+      PodDisruptionBudget: "poddisruptionbudgets",
+    });
     expect(kindOf({ kind: "ConfigMap" })).toBeUndefined();
   });
 });

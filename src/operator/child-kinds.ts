@@ -8,14 +8,32 @@
  *
  * Order matters: the first kind is the workload. A new WebApp's first pass creates it alone (children.ts), and its
  * rollout is what the status reports (status.ts); every other kind counts as present or not.
+ * A kind with `wanted` is optional: a WebApp whose spec does not want one has none, and the one it controls is
+ * deleted (children.ts); the status counts it only where wanted.
  */
-import { DEPLOYMENT_RESOURCE, SERVICE_RESOURCE, type WebApp } from "../api/webapp.ts";
+import {
+  DEPLOYMENT_RESOURCE,
+  DISRUPTION_BUDGET_MIN_REPLICAS,
+  POD_DISRUPTION_BUDGET_RESOURCE,
+  SERVICE_RESOURCE,
+  type WebApp,
+  type WebAppSpec,
+} from "../api/webapp.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import type { SourceEvent } from "../runtime/source.ts";
 import { deploymentEventPriority, serviceEventPriority } from "./child-priority.ts";
-import { deploymentName, desiredDeployment, desiredService, SERVICE_PORT, serviceName } from "./desired.ts";
+import {
+  deploymentName,
+  desiredDeployment,
+  desiredPodDisruptionBudget,
+  desiredService,
+  podDisruptionBudgetName,
+  SERVICE_PORT,
+  serviceName,
+  wantsDisruptionBudget,
+} from "./desired.ts";
 
-export type ChildKindName = "Deployment" | "Service";
+export type ChildKindName = "Deployment" | "Service" | "PodDisruptionBudget";
 
 export interface ChildKind {
   kind: ChildKindName;
@@ -28,6 +46,10 @@ export interface ChildKind {
   describe: (webapp: WebApp) => string;
   /** The queue priority of a pass for one of its events (child-priority.ts). */
   priority: (e: SourceEvent<KubeObject>) => number;
+  /** Whether a WebApp of this spec has one; always, when absent. */
+  wanted?: (spec: WebAppSpec) => boolean;
+  /** Why a spec wants none, for the Deleted event: "fewer than 2 replicas". */
+  unwantedBecause?: (spec: WebAppSpec) => string;
 }
 
 export const DEPLOYMENT_KIND: ChildKind = {
@@ -48,8 +70,31 @@ export const SERVICE_KIND: ChildKind = {
   priority: serviceEventPriority,
 };
 
+export const POD_DISRUPTION_BUDGET_KIND: ChildKind = {
+  kind: "PodDisruptionBudget",
+  rt: POD_DISRUPTION_BUDGET_RESOURCE,
+  name: podDisruptionBudgetName,
+  desired: desiredPodDisruptionBudget,
+  describe: (w) => {
+    const { minAvailable } = w.spec.disruptionBudget ?? {};
+    const spec = desiredPodDisruptionBudget(w).spec;
+    return minAvailable !== undefined
+      ? ` (min available ${minAvailable})`
+      : ` (max unavailable ${spec.maxUnavailable})`;
+  },
+  priority: serviceEventPriority,
+  wanted: wantsDisruptionBudget,
+  unwantedBecause: (spec) =>
+    spec.disruptionBudget?.enabled === false
+      ? "spec.disruptionBudget.enabled is false"
+      : `the WebApp runs fewer than ${DISRUPTION_BUDGET_MIN_REPLICAS} replicas`,
+};
+
 /** Every kind, the workload first. */
-export const CHILD_KINDS: readonly ChildKind[] = [DEPLOYMENT_KIND, SERVICE_KIND];
+export const CHILD_KINDS: readonly ChildKind[] = [DEPLOYMENT_KIND, SERVICE_KIND, POD_DISRUPTION_BUDGET_KIND];
+
+/** Whether a WebApp of this spec has a child of this kind. */
+export const isWanted = (k: ChildKind, spec: WebAppSpec): boolean => k.wanted?.(spec) ?? true;
 
 /** One cache (or anything else) per kind. */
 export type PerKind<T> = Record<ChildKindName, T>;

@@ -3,9 +3,11 @@
  * what the pass remembers, and what it observed, for the reconciler to report on.
  *
  * Properties:
- * - Every child is converged at once, except for a new WebApp's (no status yet): when none exists, the workload
- *   (the Deployment) is created alone and the pass ends as othersLater (the reconciler asks for a pass at LATER
- *   priority, which creates the others: the Service). In a burst every rollout (the slow part: the ReplicaSet, the
+ * - A kind the WebApp's spec does not want (child-kinds.ts `wanted`: a PodDisruptionBudget below 2 replicas) is not
+ *   created, and the one this WebApp controls is deleted (converge.ts removeChild); someone else's is left alone.
+ * - Every child is converged at once, except for a new WebApp's (no status yet): when none of the wanted ones exists,
+ *   the workload (the Deployment) is created alone and the pass ends as othersLater (the reconciler asks for a pass
+ *   at LATER priority, which creates the others: the Service, the PodDisruptionBudget). In a burst every rollout (the slow part: the ReplicaSet, the
  *   pods, their readiness) starts before the Services are created; on a quiet queue the second pass follows at
  *   once. A workload not created (someone else's object in the way, a refusal) has the others converged in the same
  *   pass, after it (unless the WebApp turned out gone).
@@ -36,8 +38,15 @@ import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
-import { CHILD_KINDS, type PerKind } from "./child-kinds.ts";
-import { announceCreated, type Child, type ChildOutcome, type ConvergeContext, convergeChild } from "./converge.ts";
+import { CHILD_KINDS, type ChildKind, isWanted, type PerKind } from "./child-kinds.ts";
+import {
+  announceCreated,
+  type Child,
+  type ChildOutcome,
+  type ConvergeContext,
+  convergeChild,
+  removeChild,
+} from "./converge.ts";
 import type { WebAppMemo, WebAppMemory, WrittenChildren } from "./expectations.ts";
 import type { LiveChildren, Problem } from "./status.ts";
 
@@ -80,9 +89,13 @@ export type Observed =
       wrote: boolean;
     };
 
-/** A child of this pass: its intent, what the cache has, and what the pass goes by (the cache, or what we wrote). */
+/**
+ * A child of this pass: its intent (none when the WebApp does not want one of its kind), what the cache has, and
+ * what the pass goes by (the cache, or what we wrote).
+ */
 interface PassChild {
-  child: Child;
+  kind: ChildKind;
+  child: Child | undefined;
   key: string;
   cached: KubeObject | undefined;
   found: KubeObject | undefined;
@@ -100,11 +113,13 @@ export async function convergeChildren(
   const uid = webapp.metadata.uid;
   const memo = memory.webapps.get(uid);
   if (memo.gone) return { kind: "ownerGone" }; // the cache still lags
-  const children = CHILD_KINDS.map(({ kind, rt, desired }): PassChild => {
-    const child: Child = { kind, rt, desired: desired(webapp) };
-    const key = keyOf(child.desired);
-    const cached = deps.children[kind].get(key);
-    return { child, key, cached, found: memory.written.resolve(key, cached) };
+  const children = CHILD_KINDS.map((k): PassChild => {
+    const child: Child | undefined = isWanted(k, webapp.spec)
+      ? { kind: k.kind, rt: k.rt, desired: k.desired(webapp) }
+      : undefined;
+    const key = `${webapp.metadata.namespace}/${k.name(webapp.metadata.name)}`;
+    const cached = deps.children[k.kind].get(key);
+    return { kind: k, child, key, cached, found: memory.written.resolve(key, cached) };
   });
   const [workload, ...others] = children as [PassChild, ...PassChild[]];
   // Our workload there and the others left to this pass: their first creation, no re-creation.
@@ -118,7 +133,8 @@ export async function convergeChildren(
     admitted,
     signal,
   };
-  const converge = async ({ child, key, cached, found }: PassChild): Promise<ChildOutcome> => {
+  const converge = async ({ kind, child, key, cached, found }: PassChild): Promise<ChildOutcome> => {
+    if (!child) return removeChild(ctx, kind, found);
     const outcome = await convergeChild(ctx, child, found);
     // What we remembered writing is gone or changed (the chaos soak's app-031): converge from the cache instead.
     if (outcome.kind !== "failed" || !memory.written.contradicted(key, outcome.error)) return outcome;
@@ -126,7 +142,7 @@ export async function convergeChildren(
   };
   let outcomes: ChildOutcome[];
   let later = false;
-  if (!reconciledBefore && uid !== undefined && children.every((c) => !c.found)) {
+  if (!reconciledBefore && uid !== undefined && children.every((c) => !c.child || !c.found)) {
     const first = await converge(workload);
     later = first.kind === "converged" && first.wrote === "created";
     outcomes = later || first.kind === "ownerGone" ? [first] : [first, ...(await Promise.all(others.map(converge)))];
@@ -145,7 +161,9 @@ function decide(
 ): Observed {
   const uid = ctx.webapp.metadata.uid;
   const unseen = children.some((c) => c.cached === undefined && c.found !== undefined);
-  const wrote = outcomes.some((o) => o.kind === "converged" && o.wrote !== undefined);
+  const wrote = outcomes.some(
+    (o) => (o.kind === "converged" && o.wrote !== undefined) || (o.kind === "unwanted" && o.removed),
+  );
   const observed: Observed = {
     kind: "observed",
     live: {},
@@ -161,7 +179,10 @@ function decide(
   for (const [i, outcome] of outcomes.entries()) {
     const { child, key, cached } = children[i] as PassChild;
     switch (outcome.kind) {
+      case "unwanted":
+        break;
       case "converged":
+        if (!child) break;
         if (cached && outcome.wrote !== "created") observed.live[child.kind] = outcome.live;
         else observed.pending.push(child.kind);
         if (outcome.wrote) memory.written.remember(key, outcome.live, outcome.wrote === "created");
@@ -184,7 +205,7 @@ function decide(
   // all, sent now. That pass does not announce them again, unless it does not know (another leader runs it).
   const announced = memo.othersNext === true;
   const workload = (children[0] as PassChild).child;
-  const next = othersLater ? children.slice(1).map((c) => c.child) : [];
+  const next = othersLater ? children.slice(1).flatMap((c) => c.child ?? []) : [];
   announceCreated(ctx, announced ? created.filter((c) => c === workload) : created, next);
   if (created.length > 0) memory.webapps.created(uid);
   memory.webapps.set(uid, ownerGone ? { gone: true } : { othersNext: othersLater || undefined });
@@ -203,5 +224,3 @@ async function stillExists(client: KubeClient, webapp: WebAppObject, signal: Abo
     throw e;
   }
 }
-
-const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;

@@ -16,14 +16,17 @@
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
  * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
  *   all the children created in one pass (announceCreated).
+ * - A child of a kind the WebApp no longer wants (removeChild) is deleted when this WebApp controls it, with its uid
+ *   and resourceVersion as preconditions (an object changed or replaced since is looked at again, never deleted
+ *   blind); someone else's object of that name is left alone, and so is a missing one.
  */
 import type { WebApp } from "../api/webapp.ts";
 import { isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
-import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, admittedBy, drift } from "./admission.ts";
-import { type ChildKindName, kindOf } from "./child-kinds.ts";
+import { type ChildKind, type ChildKindName, kindOf } from "./child-kinds.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply, reshapes } from "./diff.ts";
 import { mayHaveCreateEntry, ownershipHandover, showsCreateEntry } from "./ownership.ts";
@@ -37,6 +40,7 @@ export const REASON = {
   updated: "Updated",
   scaled: "Scaled",
   adopted: "Adopted",
+  deleted: "Deleted",
 } as const;
 
 export type Child = { kind: ChildKindName; rt: ResourceType; desired: KubeObject };
@@ -58,7 +62,9 @@ export type ChildOutcome =
   /** A read or write failed (forbidden, rejected, API error): reported, then retried with backoff. */
   | { kind: "failed"; problem: Problem; error: unknown }
   /** The WebApp is gone from the API server (the cache lags): nothing was created. */
-  | { kind: "ownerGone" };
+  | { kind: "ownerGone" }
+  /** The WebApp wants no child of this kind: it has none of ours (any more); `removed` when this pass deleted it. */
+  | { kind: "unwanted"; removed: boolean };
 
 /** What converging a child needs: the API, the announcers, the WebApp and its liveness check. */
 export interface ConvergeContext {
@@ -160,6 +166,32 @@ export function announceCreated(
   const told = (c: Child, what: string) => `${c.kind} ${c.desired.metadata.name} ${what}${describe(ctx.webapp, c)}`;
   const message = [...created.map((c) => told(c, "created")), ...next.map((c) => told(c, "next"))];
   ctx.recorder.event(ctx.webapp, "Normal", REASON.created, message.join("; "));
+}
+
+/** A child of a kind the WebApp does not want: deleted if this WebApp controls it (see the module doc). */
+export async function removeChild(
+  ctx: ConvergeContext,
+  kind: ChildKind,
+  found: KubeObject | undefined,
+): Promise<ChildOutcome> {
+  if (!found || !isControlledBy(found, ctx.webapp)) return { kind: "unwanted", removed: false };
+  const { name, namespace, uid, resourceVersion } = found.metadata as ObjectMeta & { name: string };
+  const what = `${kind.kind} ${namespace}/${name}`;
+  try {
+    await ctx.client.delete(kind.rt, name, namespace, { preconditions: { uid, resourceVersion }, signal: ctx.signal });
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    if (isNotFound(e)) return { kind: "unwanted", removed: false };
+    const message = e instanceof Error ? e.message : String(e);
+    const problem: Problem = isForbidden(e)
+      ? { reason: "Forbidden", message: `the operator may not delete ${what}: ${message}` }
+      : { reason: "ApplyFailed", message: `could not delete ${what}, which the spec no longer asks for: ${message}` };
+    return { kind: "failed", problem, error: e };
+  }
+  ctx.logger.info(`deleted ${what}: the spec no longer asks for one`, { uid });
+  const why = kind.unwantedBecause?.(ctx.webapp.spec) ?? "the spec no longer asks for one";
+  ctx.recorder.event(ctx.webapp, "Normal", REASON.deleted, `${kind.kind} ${name} deleted: ${why}`);
+  return { kind: "unwanted", removed: true };
 }
 
 async function getOrUndefined(ctx: ConvergeContext, child: Child): Promise<KubeObject | undefined> {

@@ -6,8 +6,11 @@
  *   fields below. Nothing the API server defaults (strategy, clusterIP, restartPolicy, ...) is set, so
  *   applying the same intent twice is a no-op and defaults never look like drift.
  * - Deterministic: the same WebApp always gives deep-equal objects with the same key order.
- * - Names: `<name>-deployment` and `<name>-svc`; labels app=<name>, managed-by=webapp-operator on the
- *   object, the selector and the pod template.
+ * - Names: `<name>-deployment`, `<name>-svc` and `<name>-pdb`; labels app=<name>, managed-by=webapp-operator on
+ *   the object, the selector and the pod template.
+ * - A PodDisruptionBudget only while wantsDisruptionBudget (2 replicas or more, not turned off): maxUnavailable 1
+ *   unless spec.disruptionBudget sets maxUnavailable or minAvailable, and unhealthyPodEvictionPolicy AlwaysAllow, so
+ *   pods that are not ready (a crash loop, a bad rollout) never hold up a node drain.
  * - Controlled: one ownerReference with controller=true and blockOwnerDeletion=true, so deleting the
  *   WebApp garbage-collects both. A WebApp never stored (no uid, e.g. rendered from a file) gets none.
  * - Protocols are explicit (TCP): they are list-map keys for server-side apply of ports.
@@ -21,10 +24,14 @@
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import {
   API_VERSION,
+  DEFAULT_MAX_UNAVAILABLE,
   DEPLOYMENT_SUFFIX,
+  DISRUPTION_BUDGET_MIN_REPLICAS,
   type ImagePullPolicy,
   KIND,
+  POD_DISRUPTION_BUDGET_SUFFIX,
   SERVICE_SUFFIX,
+  type WebAppSpec,
   type WebApp,
 } from "../api/webapp.ts";
 import {
@@ -48,6 +55,7 @@ export const SERVICE_PORT_NAME = "http";
 
 export const deploymentName = (webappName: string): string => `${webappName}${DEPLOYMENT_SUFFIX}`;
 export const serviceName = (webappName: string): string => `${webappName}${SERVICE_SUFFIX}`;
+export const podDisruptionBudgetName = (webappName: string): string => `${webappName}${POD_DISRUPTION_BUDGET_SUFFIX}`;
 
 /** Labels on the owned objects and their pods; also the pod selector. */
 export function webAppLabels(webappName: string): Record<string, string> {
@@ -162,6 +170,38 @@ export function desiredService(webapp: WebApp): ServiceIntent {
     spec: {
       selector: webAppLabels(webapp.metadata.name),
       ports: [{ name: SERVICE_PORT_NAME, port: SERVICE_PORT, targetPort: webapp.spec.port, protocol: "TCP" }],
+    },
+  };
+}
+
+export interface PodDisruptionBudgetIntent extends KubeObject {
+  apiVersion: "policy/v1";
+  kind: "PodDisruptionBudget";
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    maxUnavailable?: number;
+    minAvailable?: number;
+    unhealthyPodEvictionPolicy: "AlwaysAllow";
+  };
+}
+
+/** The WebApp runs DISRUPTION_BUDGET_MIN_REPLICAS pods or more and its spec does not turn the budget off. */
+export function wantsDisruptionBudget(spec: WebAppSpec): boolean {
+  return spec.disruptionBudget?.enabled !== false && spec.replicas >= DISRUPTION_BUDGET_MIN_REPLICAS;
+}
+
+export function desiredPodDisruptionBudget(webapp: WebApp): PodDisruptionBudgetIntent {
+  const { maxUnavailable, minAvailable } = webapp.spec.disruptionBudget ?? {};
+  const bound =
+    minAvailable !== undefined ? { minAvailable } : { maxUnavailable: maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE };
+  return {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: ownedMetadata(webapp, podDisruptionBudgetName(webapp.metadata.name)),
+    spec: {
+      selector: { matchLabels: webAppLabels(webapp.metadata.name) },
+      ...bound,
+      unhealthyPodEvictionPolicy: "AlwaysAllow",
     },
   };
 }

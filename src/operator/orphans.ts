@@ -20,7 +20,6 @@
  * - Runs every `intervalMs` until its signal aborts; the manager runs it only while leading.
  */
 import { KIND, WEBAPP_RESOURCE } from "../api/webapp.ts";
-import { resourcePath } from "../kube/client.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, OwnerReference, ResourceType } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -94,14 +93,12 @@ export function createOrphanCollector(o: OrphanCollectorOptions): OrphanCollecto
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
-    const body = {
-      kind: "DeleteOptions",
-      apiVersion: "v1",
-      preconditions: { uid: child.metadata.uid, resourceVersion: child.metadata.resourceVersion },
-      propagationPolicy: "Background",
-    };
+    const { uid, resourceVersion } = child.metadata;
     try {
-      await o.client.raw("DELETE", resourcePath(rt, ns, child.metadata.name), body);
+      await o.client.delete(rt, child.metadata.name as string, ns, {
+        preconditions: { uid, resourceVersion },
+        propagationPolicy: "Background",
+      });
     } catch (e) {
       if (isNotFound(e)) return { kind: "already-gone", child: name };
       if (isConflict(e)) return { kind: "changed", child: name };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   DEPLOYMENT_RESOURCE,
+  POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICE_RESOURCE,
   WEBAPP_RESOURCE,
   type WebApp,
@@ -15,7 +16,8 @@ import { done, requeue, requeueAfter, requestFor, type Outcome } from "../runtim
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
-import { desiredDeployment, desiredService } from "./desired.ts";
+import { CHILD_KINDS, type ChildKind, kindOf, perKind } from "./child-kinds.ts";
+import { desiredDeployment, desiredPodDisruptionBudget, desiredService, wantsDisruptionBudget } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import type { ManagerEntry } from "./ownership.ts";
 import { createWebAppReconciler, NOT_READY_RECHECK_MS, POD_CHECK_AFTER_MS, RECHECK_MS } from "./reconciler.ts";
@@ -29,6 +31,7 @@ const SVC_PATH = "/api/v1/namespaces/default/services/test-app-svc";
 /** Where creates are POSTed (the collections). */
 const DEPS = "/apis/apps/v1/namespaces/default/deployments";
 const SVCS = "/api/v1/namespaces/default/services";
+const PDBS = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
 const JSON_BODY = "application/json";
 const APPLY = "application/apply-patch+yaml";
 const MERGE = "application/merge-patch+json";
@@ -49,8 +52,8 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
   const clock = createFakeClock(START);
   const api = createFakeApiServer("default", () => clock.now());
   const webapps = new Map<string, WebAppObject>();
-  const deployments = new Map<string, KubeObject>();
-  const services = new Map<string, KubeObject>();
+  const caches = perKind(() => new Map<string, KubeObject>());
+  const { Deployment: deployments, Service: services, PodDisruptionBudget: budgets } = caches;
   const events: RecordedEvent[] = [];
   const recorder: EventRecorder = {
     event: (obj, type, reason, message) =>
@@ -62,7 +65,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     createWebAppReconciler({
       client: opts.wrap ? opts.wrap(api.client) : api.client,
       webapps,
-      children: { Deployment: deployments, Service: services },
+      children: caches,
       recorder,
       clock,
       logger: silent,
@@ -79,6 +82,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     webapps,
     deployments,
     services,
+    budgets,
     events,
     /** A WebApp the API server has and the cache holds. */
     stored(app: WebAppObject): WebAppObject {
@@ -88,8 +92,9 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     },
     /** A child the API server has and the cache holds. */
     cached(obj: KubeObject): KubeObject {
-      const live = api.put(obj.kind === "Service" ? SERVICE_RESOURCE : DEPLOYMENT_RESOURCE, obj);
-      (obj.kind === "Service" ? services : deployments).set(keyOf(live), live);
+      const kind = kindOf(obj) as ChildKind;
+      const live = api.put(kind.rt, obj);
+      caches[kind.kind].set(keyOf(live), live);
       return live;
     },
     /** The informer catching up with the API server for the WebApp. */
@@ -110,18 +115,16 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
       ),
     /** The watch delivering a child's event: the cache changes, and the reconciler is told (observeChild). */
     watched(type: "add" | "update" | "delete", obj: KubeObject): void {
-      const cache = obj.kind === "Service" ? services : deployments;
+      const cache = caches[(kindOf(obj) as ChildKind).kind];
       if (type === "delete") cache.delete(keyOf(obj));
       else cache.set(keyOf(obj), obj);
       reconciler.observeChild({ type, object: obj });
     },
-    /** The informers catching up with the API server for both children. */
+    /** The informers catching up with the API server for every child. */
     childrenCached(): void {
-      for (const [rt, cache, name] of [
-        [DEPLOYMENT_RESOURCE, deployments, "test-app-deployment"],
-        [SERVICE_RESOURCE, services, "test-app-svc"],
-      ] as const) {
-        const live = api.object(rt, "default", name);
+      for (const k of CHILD_KINDS) {
+        const [cache, name] = [caches[k.kind], k.name("test-app")];
+        const live = api.object(k.rt, "default", name);
         if (live) cache.set(`default/${name}`, live);
         else cache.delete(`default/${name}`);
       }
@@ -215,8 +218,21 @@ function liveService(app: WebApp): KubeObject {
 }
 
 /** A WebApp whose stored status is what the reconciler computed for these children a minute ago. */
-function withStatus(app: WebApp, dep: KubeObject | undefined, svc: KubeObject | undefined): WebApp {
-  return { ...app, status: computeStatus(app, { Deployment: dep, Service: svc }, [], START - 60_000) };
+/** The PodDisruptionBudget as the API server returns it: the intent plus metadata. */
+function liveBudget(app: WebApp): KubeObject {
+  const intent = desiredPodDisruptionBudget(app);
+  return { ...intent, metadata: { ...intent.metadata, uid: "uid-pdb", resourceVersion: "503", generation: 1 } };
+}
+
+/** The status stored after a pass saw these children (and the WebApp's budget, where it wants one, unless told). */
+function withStatus(
+  app: WebApp,
+  dep: KubeObject | undefined,
+  svc: KubeObject | undefined,
+  pdb: KubeObject | undefined = wantsDisruptionBudget(app.spec) ? liveBudget(app) : undefined,
+): WebApp {
+  const live = { Deployment: dep, Service: svc, PodDisruptionBudget: pdb };
+  return { ...app, status: computeStatus(app, live, [], START - 60_000) };
 }
 
 const degraded = (a: Action | undefined) =>
@@ -229,14 +245,17 @@ describe("a new WebApp", () => {
     expect(await w.reconcile()).toEqual(requeue(LATER));
     expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`POST ${DEPS}`]);
     expect(await w.reconcile()).toEqual(requeue(IN_TURN));
-    const [first, second, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
-    expect([first, second]).toEqual([`POST ${DEPS}`, `POST ${SVCS}`]);
+    const [first, second, third, ...rest] = w.api.actions.map((a) => `${a.method} ${a.path}`);
+    // Its other children together: the Service, and the PodDisruptionBudget (3 replicas).
+    expect([first, second, third]).toEqual([`POST ${DEPS}`, `POST ${SVCS}`, `POST ${PDBS}`]);
     // No GET (the synced cache says they do not exist; the Service's is its first creation); the status is left
     // to the pass it asked for, which reads what the creates came back as.
     expect(rest).toEqual([]);
     const dep = w.writes().find((a) => a.path === DEPS);
     const svc = w.writes().find((a) => a.path === SVCS);
-    for (const create of [dep, svc]) {
+    const pdb = w.writes().find((a) => a.path === PDBS);
+    expect(pdb?.body).toEqual(desiredPodDisruptionBudget(testApp() as WebApp));
+    for (const create of [dep, svc, pdb]) {
       expect(create?.contentType).toBe(JSON_BODY);
       expect(create?.query).toEqual({ fieldManager: FIELD_MANAGER }); // a create never writes an existing object
     }
@@ -290,7 +309,7 @@ describe("a new WebApp", () => {
     expect(ready().map((c) => c?.status)).toEqual(["False", "True"]);
   });
 
-  test("whose Deployment create is refused gets its Service created in the same pass, and both reported", async () => {
+  test("whose Deployment create is refused gets its other children created in the same pass, and all reported", async () => {
     const w = world({
       wrap: (client) => ({
         ...client,
@@ -302,7 +321,11 @@ describe("a new WebApp", () => {
     });
     w.stored(testApp());
     await expect(w.reconcile()).rejects.toThrow("etcdserver: request timed out");
-    expect(w.writes().map((a) => `${a.method} ${a.path}`)).toEqual([`POST ${SVCS}`, `PATCH ${APP_PATH}/status`]);
+    expect(w.writes().map((a) => `${a.method} ${a.path}`)).toEqual([
+      `POST ${SVCS}`,
+      `POST ${PDBS}`,
+      `PATCH ${APP_PATH}/status`,
+    ]);
     expect(degraded(w.statusWrites()[0])).toMatchObject({ status: "True", reason: "ApplyFailed" });
   });
 
@@ -327,10 +350,10 @@ describe("a new WebApp", () => {
     expect(await first).toEqual(requeue(LATER));
     const second = w.reconcile();
     await w.clock.settle();
-    expect(sent).toEqual(["Deployment", "Service"]);
-    pending.shift()?.();
+    expect(sent).toEqual(["Deployment", "Service", "PodDisruptionBudget"]);
+    for (const answer of pending.splice(0)) answer();
     expect(await second).toEqual(requeue(IN_TURN));
-    expect(w.api.actions).toHaveLength(2);
+    expect(w.api.actions).toHaveLength(3);
   });
 
   test("is announced by one Created event, sent by the pass that creates its Deployment, naming its Service as next (the Service pass may be another leader's)", async () => {
@@ -344,7 +367,8 @@ describe("a new WebApp", () => {
       message,
     });
     const both = created(
-      "Deployment test-app-deployment created with 3 replicas of nginx:1.25; Service test-app-svc next (port 80 -> 80)",
+      "Deployment test-app-deployment created with 3 replicas of nginx:1.25; Service test-app-svc next (port 80 -> 80); " +
+        "PodDisruptionBudget test-app-pdb next (max unavailable 1)",
     );
     expect(w.events).toEqual([both]);
     await w.reconcile();
@@ -355,7 +379,11 @@ describe("a new WebApp", () => {
     await other.reconcile();
     other.restart();
     await other.reconcile();
-    expect(other.events.at(-1)).toEqual(created("Service test-app-svc created (port 80 -> 80)"));
+    expect(other.events.at(-1)).toEqual(
+      created(
+        "Service test-app-svc created (port 80 -> 80); PodDisruptionBudget test-app-pdb created (max unavailable 1)",
+      ),
+    );
   });
 
   test("reconciled again before the watch delivered its children uses what the creates returned: no request", async () => {
@@ -406,7 +434,8 @@ describe("a new WebApp", () => {
     w.stored(withStatus(testApp(), liveDeployment(testApp()), liveService(testApp()))); // reconciled before
     const outcome = w.reconcile();
     await w.clock.settle();
-    expect(sent.sort()).toEqual(["GET WebApp", "POST Deployment", "POST Service"]); // the GET not answered yet
+    // The GET not answered yet.
+    expect(sent.sort()).toEqual(["GET WebApp", "POST Deployment", "POST PodDisruptionBudget", "POST Service"]);
     for (const resolve of answer) resolve();
     await outcome;
     expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2);
@@ -427,11 +456,91 @@ describe("a new WebApp", () => {
   });
 });
 
+describe("a WebApp's PodDisruptionBudget (from 2 replicas, maxUnavailable 1 unless its spec says otherwise)", () => {
+  const PDB_PATH = `${PDBS}/test-app-pdb`;
+  /** A WebApp of `spec` whose Deployment, Service and PodDisruptionBudget (of 3 replicas) the cache shows. */
+  function convergedWith(spec: Partial<WebApp["spec"]>) {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp()));
+    const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(withStatus(testApp(spec), dep, svc, liveBudget(testApp())));
+    return w;
+  }
+  const deletes = (w: ReturnType<typeof world>) => w.api.actions.filter((a) => a.method === "DELETE");
+
+  test("scaled to 1 replica: deleted, with its uid and resourceVersion as preconditions, announced, not counted", async () => {
+    const w = convergedWith({ replicas: 1 });
+    await w.reconcile();
+    expect(deletes(w).map((a) => [a.path, (a.body as { preconditions?: unknown }).preconditions])).toEqual([
+      [PDB_PATH, { uid: "uid-pdb", resourceVersion: "503" }],
+    ]);
+    expect(w.api.object(POD_DISRUPTION_BUDGET_RESOURCE, "default", "test-app-pdb")).toBeUndefined();
+    expect(w.events.filter((e) => e.reason === "Deleted").map((e) => e.message)).toEqual([
+      "PodDisruptionBudget test-app-pdb deleted: the WebApp runs fewer than 2 replicas",
+    ]);
+    // Its deletion comes back through the watch: nothing more to do, and Available does not wait for it.
+    w.resync();
+    w.watched("delete", liveBudget(testApp()));
+    w.cached(liveDeployment(testApp({ replicas: 1 })));
+    await w.reconcile();
+    expect(deletes(w)).toHaveLength(1);
+    const status = (w.statusWrites().at(-1)?.body as { status?: WebApp["status"] })?.status;
+    expect(findCondition(status?.conditions, "Available")?.status).toBe("True");
+  });
+
+  test("turned off by spec.disruptionBudget.enabled false: deleted, saying so", async () => {
+    const w = convergedWith({ disruptionBudget: { enabled: false } });
+    await w.reconcile();
+    expect(deletes(w).map((a) => a.path)).toEqual([PDB_PATH]);
+    expect(w.events.find((e) => e.reason === "Deleted")?.message).toBe(
+      "PodDisruptionBudget test-app-pdb deleted: spec.disruptionBudget.enabled is false",
+    );
+  });
+
+  test("changed from maxUnavailable to minAvailable: the apply drops maxUnavailable (ours, handed over first)", async () => {
+    const w = convergedWith({ disruptionBudget: { minAvailable: 2 } });
+    await w.reconcile();
+    const apply = w.writes().find((a) => a.path === PDB_PATH && a.contentType === APPLY);
+    expect((apply?.body as { spec?: unknown })?.spec).toEqual({
+      selector: { matchLabels: { app: "test-app", "managed-by": "webapp-operator" } },
+      minAvailable: 2,
+      unhealthyPodEvictionPolicy: "AlwaysAllow",
+    });
+    expect(w.events.find((e) => e.reason === "Updated")?.message).toBe(
+      "PodDisruptionBudget test-app-pdb updated (spec.minAvailable)",
+    );
+  });
+
+  test("someone else's object of that name is never deleted when unwanted, nor written when wanted", async () => {
+    const foreign: KubeObject = {
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: { name: "test-app-pdb", namespace: "default", uid: "theirs", resourceVersion: "7" },
+      spec: { maxUnavailable: 0, selector: { matchLabels: { app: "test-app" } } },
+    };
+    const unwanted = world();
+    unwanted.cached(foreign);
+    unwanted.stored(testApp({ replicas: 1 }));
+    await unwanted.created();
+    expect(deletes(unwanted)).toEqual([]);
+    expect(unwanted.api.actions.filter((a) => a.path.startsWith(PDBS))).toEqual([]);
+
+    const wanted = world();
+    wanted.cached(foreign);
+    wanted.stored(testApp());
+    await wanted.reconcile(); // someone else's child there: not a new WebApp's split first pass, all at once
+    expect(wanted.api.actions.filter((a) => a.path.startsWith(PDBS) && a.method !== "GET")).toEqual([]);
+    expect(degraded(wanted.statusWrites().at(-1))).toMatchObject({ status: "True", reason: "ResourceExists" });
+  });
+});
+
 describe("a converged WebApp", () => {
   test("costs zero writes (and zero reads) when the cached children are the intents plus server defaults", async () => {
     const w = world();
     const dep = w.cached(liveDeployment(testApp()));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.clock.advance(3_600_000);
     expect(await w.reconcile()).toEqual(done());
@@ -463,6 +572,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
     await w.reconcile();
     expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
@@ -480,6 +590,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     // On the API server: our Apply entry and kubectl's edit, which the cache has not seen.
     const ours = dep.metadata.managedFields ?? [];
     w.api.put(DEPLOYMENT_RESOURCE, {
@@ -503,6 +614,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
     let patches = 0;
     w.api.answer = (a) => {
@@ -581,6 +693,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     ];
     const dep = w.cached(withEntries(stuck, entries));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
     expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
@@ -606,6 +719,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const w = world({ wrap: keepsTheirs });
     const dep = w.cached(withPorts(createdByUs(liveDeployment(testApp())), [80, 9090]));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
     expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
@@ -621,6 +735,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     ];
     const dep = w.cached(withEntries(theirs, entries));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
     expect(w.api.actions).toEqual([]);
@@ -632,6 +747,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const dep = w.cached(stale);
     w.api.put(DEPLOYMENT_RESOURCE, withEntries(stale, []));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     await w.reconcile();
     expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${DEP_PATH}`]);
@@ -641,6 +757,7 @@ describe("a child we created (the create recorded its fields under an Update ent
     const w = world();
     const dep = w.cached(createdByUs(liveDeployment(testApp())));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp({ image: "nginx:1.27" }), dep, svc));
     await w.reconcile();
     expect(depWrites(w)).toEqual([`PATCH ${APPLY}`]);
@@ -704,6 +821,7 @@ describe("a child this process wrote, gone from the cache", () => {
     });
     const dep = w.cached(liveDeployment(testApp()));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     const crashed = podProblems([{ pod: "test-app-1", reason: "CrashLoopBackOff", message: "back-off restarting" }]);
     w.stored({
       ...testApp(),
@@ -867,6 +985,7 @@ describe("a Deployment someone scaled down", () => {
     const w = world();
     const dep = w.cached(liveDeployment(testApp(), 1));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     // It wrote a child: its status (progress only) is left to a pass at the back of the queue, which reads the
     // apply as the cache shows it.
@@ -901,6 +1020,7 @@ describe("a Deployment someone scaled down", () => {
     const w = world();
     const dep = w.cached(liveDeployment(testApp(), 1));
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     expect(await w.reconcile()).toEqual(requeue(IN_TURN));
     w.cached(liveDeployment(testApp(), 1)); // someone else's controller scales it back
@@ -915,6 +1035,7 @@ describe("a Deployment someone scaled down", () => {
     const cachedDep = w.cached(liveDeployment(testApp(), 1));
     w.api.put(DEPLOYMENT_RESOURCE, { ...cachedDep, metadata: { ...cachedDep.metadata, uid: "uid-new" } });
     w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(testApp());
     const err = await w.reconcile().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeError);
@@ -972,7 +1093,9 @@ describe("a same-named Deployment not controlled by the WebApp", () => {
       expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")).toEqual(before);
       expect(degraded(w.statusWrites()[0])?.reason).toBe("ResourceExists");
       expect(w.events.map((e) => e.reason)).toEqual(["Created", "ResourceExists"]); // the Service was created
-      expect(w.events[0]?.message).toBe("Service test-app-svc created (port 80 -> 80)");
+      expect(w.events[0]?.message).toBe(
+        "Service test-app-svc created (port 80 -> 80); PodDisruptionBudget test-app-pdb created (max unavailable 1)",
+      );
     });
 
   test("a refused create with nothing under the name is reported as the refusal and retried", async () => {
@@ -1166,6 +1289,7 @@ describe("pods that cannot run", () => {
     (dep.status as { availableReplicas: number; readyReplicas: number }).availableReplicas = 1;
     (dep.status as { availableReplicas: number; readyReplicas: number }).readyReplicas = 1;
     const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(withStatus(testApp(), dep, svc));
     return w;
   }
@@ -1407,6 +1531,7 @@ describe("a WebApp with nothing to do", () => {
     const w = world();
     w.cached(liveDeployment(testApp()));
     w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.webapps.set(KEY, testApp()); // only the cache remembers it
     expect(await w.reconcile()).toEqual(done());
     expect(w.api.actions.map((a) => `${a.method} ${a.path}`)).toEqual([`PATCH ${APP_PATH}/status`]);
@@ -1419,15 +1544,12 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
     w.webapps.set(KEY, testApp()); // deleted: only the lagging cache remembers it
     await w.created();
     expect(w.api.actions.filter((a) => a.method === "GET")).toEqual([]);
-    expect(w.writes().filter((a) => a.path === DEPS || a.path === SVCS)).toHaveLength(2);
+    expect(w.writes().filter((a) => [DEPS, SVCS, PDBS].includes(a.path))).toHaveLength(3);
     const collect = async () => {
       w.childrenCached(); // their add events
       await w.reconcile(); // the cache has shown them: it is what counts from now on
-      for (const [rt, name] of [
-        [DEPLOYMENT_RESOURCE, "test-app-deployment"],
-        [SERVICE_RESOURCE, "test-app-svc"],
-      ] as const)
-        await w.api.client.delete(rt, name, "default").catch(() => undefined); // the garbage collector
+      for (const k of CHILD_KINDS)
+        await w.api.client.delete(k.rt, k.name("test-app"), "default").catch(() => undefined); // the garbage collector
       w.childrenCached(); // their delete events reconcile the stale WebApp again
     };
     await collect();
@@ -1455,7 +1577,7 @@ describe("a WebApp the cache still holds but the API server no longer has", () =
     w.webapps.set(KEY, withStatus(testApp(), liveDeployment(testApp()), liveService(testApp())));
     expect(await w.reconcile()).toEqual(done());
     expect(w.api.actions.map((a) => `${a.method} ${a.path}`).sort()).toEqual(
-      [`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`].sort(),
+      [`GET ${APP_PATH}`, `POST ${DEPS}`, `POST ${SVCS}`, `POST ${PDBS}`].sort(),
     );
     expect(w.events).toEqual([]); // what it created is the collector's, not announced
     const before = w.api.actions.length;
@@ -1530,6 +1652,7 @@ describe("a status already superseded by a newer queued pass", () => {
     const w = world();
     w.cached(liveDeployment(testApp()));
     w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
     w.stored(testApp());
     await w.reconcile(true);
     const [status] = w.statusWrites();

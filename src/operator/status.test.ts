@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { testApp } from "./_test-fixtures.ts";
-import { desiredDeployment, desiredService } from "./desired.ts";
+import { desiredDeployment, desiredPodDisruptionBudget, desiredService } from "./desired.ts";
 import { computeStatus, resourceExistsProblem, statusEqual } from "./status.ts";
 
 const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -43,13 +43,19 @@ function deployment(s: DepState = {}): KubeObject {
 }
 
 const service = (): KubeObject => desiredService(testApp());
+const budget = (): KubeObject => desiredPodDisruptionBudget(testApp());
 const byType = (st: WebAppStatus) =>
   Object.fromEntries((st.conditions ?? []).map((c) => [c.type, [c.status, c.reason, c.message]]));
 const withStatus = (app: WebAppObject, status: WebAppStatus): WebAppObject => ({ ...app, status });
 
 describe("computeStatus", () => {
   test("a fully rolled-out WebApp is Ready and Available, not Reconciling, Stalled, Progressing or Degraded", () => {
-    const st = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0);
+    const st = computeStatus(
+      testApp(),
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     expect(st).toMatchObject({
       observedGeneration: 1,
       replicas: 3,
@@ -69,10 +75,15 @@ describe("computeStatus", () => {
   });
 
   test("an unchanged state recomputed later is equal to the stored status, so no write is needed", () => {
-    const stored = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0);
+    const stored = computeStatus(
+      testApp(),
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     const again = computeStatus(
       withStatus(testApp(), stored),
-      { Deployment: deployment(), Service: service() },
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
       [],
       T1,
     );
@@ -81,7 +92,12 @@ describe("computeStatus", () => {
   });
 
   test("a status written before Reconciling and Stalled became abnormal-true (both False) needs no write", () => {
-    const now = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0);
+    const now = computeStatus(
+      testApp(),
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     const stamp = { lastTransitionTime: "2024-05-01T11:00:00Z", observedGeneration: 1 };
     const older = [
       { type: "Reconciling", status: "False", reason: "AsExpected", message: "nothing left to do", ...stamp },
@@ -91,7 +107,12 @@ describe("computeStatus", () => {
     expect(
       statusEqual(
         stored,
-        computeStatus(withStatus(testApp(), stored), { Deployment: deployment(), Service: service() }, [], T1),
+        computeStatus(
+          withStatus(testApp(), stored),
+          { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+          [],
+          T1,
+        ),
       ),
     ).toBe(true);
     const reconcilingTrue = { ...now, conditions: [...now.conditions!, { ...older[0], status: "True" as const }] };
@@ -99,10 +120,19 @@ describe("computeStatus", () => {
   });
 
   test("a condition whose status flips gets a new lastTransitionTime; the others keep theirs", () => {
-    const stored = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0);
+    const stored = computeStatus(
+      testApp(),
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     const scaling = computeStatus(
       withStatus(testApp({ replicas: 5 }, "uid-1", 2), stored),
-      { Deployment: deployment({ generation: 2, specReplicas: 5, updated: 5, available: 3 }), Service: service() },
+      {
+        Deployment: deployment({ generation: 2, specReplicas: 5, updated: 5, available: 3 }),
+        Service: service(),
+        PodDisruptionBudget: budget(),
+      },
       [],
       T1,
     );
@@ -120,7 +150,11 @@ describe("computeStatus", () => {
   test("scaling up reports Progressing RollingOut with how many updated replicas are available", () => {
     const st = computeStatus(
       testApp({ replicas: 5 }),
-      { Deployment: deployment({ specReplicas: 5, updated: 5, available: 3 }), Service: service() },
+      {
+        Deployment: deployment({ specReplicas: 5, updated: 5, available: 3 }),
+        Service: service(),
+        PodDisruptionBudget: budget(),
+      },
       [],
       T0,
     );
@@ -131,26 +165,24 @@ describe("computeStatus", () => {
   test("a new image is in progress until the Deployment controller observed the generation our apply produced, then as replicas updated", () => {
     const next = testApp({ image: "nginx:1.26" });
     const applied = deployment({ generation: 2, observedGeneration: 1, image: "nginx:1.26" });
-    expect(byType(computeStatus(next, { Deployment: applied, Service: service() }, [], T0)).Progressing).toEqual([
-      "True",
-      "RollingOut",
-      "waiting for the Deployment controller to observe the latest spec",
-    ]);
+    expect(
+      byType(computeStatus(next, { Deployment: applied, Service: service(), PodDisruptionBudget: budget() }, [], T0))
+        .Progressing,
+    ).toEqual(["True", "RollingOut", "waiting for the Deployment controller to observe the latest spec"]);
     const rolling = deployment({ generation: 2, image: "nginx:1.26", replicas: 4, updated: 1 });
-    expect(byType(computeStatus(next, { Deployment: rolling, Service: service() }, [], T0)).Progressing).toEqual([
-      "True",
-      "RollingOut",
-      "1 of 3 new replicas have been updated",
-    ]);
+    expect(
+      byType(computeStatus(next, { Deployment: rolling, Service: service(), PodDisruptionBudget: budget() }, [], T0))
+        .Progressing,
+    ).toEqual(["True", "RollingOut", "1 of 3 new replicas have been updated"]);
   });
 
   test("a Deployment whose image admission pinned to a digest is Ready: nothing is compared with the spec", () => {
     const pinned = deployment({ image: `nginx@sha256:${"a".repeat(64)}` });
-    expect(byType(computeStatus(testApp(), { Deployment: pinned, Service: service() }, [], T0)).Ready).toEqual([
-      "True",
-      "Available",
-      "3/3 replicas are ready",
-    ]);
+    expect(
+      byType(
+        computeStatus(testApp(), { Deployment: pinned, Service: service(), PodDisruptionBudget: budget() }, [], T0),
+      ).Ready,
+    ).toEqual(["True", "Available", "3/3 replicas are ready"]);
   });
 
   test("children the cache has not shown yet are reported as being created, never as existing", () => {
@@ -167,24 +199,44 @@ describe("computeStatus", () => {
 
   test("carries the admission records it is given, else the stored ones, and compares them", () => {
     const admitted = [{ kind: "Deployment", path: "spec.replicas", sent: "3", stored: "2" }];
-    const st = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0, { admitted });
+    const st = computeStatus(
+      testApp(),
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+      { admitted },
+    );
     expect(st.admitted).toEqual(admitted);
     expect(
-      computeStatus(withStatus(testApp(), st), { Deployment: deployment(), Service: service() }, [], T1).admitted,
+      computeStatus(
+        withStatus(testApp(), st),
+        { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+        [],
+        T1,
+      ).admitted,
     ).toEqual(admitted);
     expect(statusEqual(st, { ...st, admitted: [] })).toBe(false);
     expect(statusEqual({ ...st, admitted: [] }, { ...st, admitted: undefined })).toBe(true);
   });
 
   test("old replicas still terminating keep the rollout in progress", () => {
-    const st = computeStatus(testApp(), { Deployment: deployment({ replicas: 4 }), Service: service() }, [], T0);
+    const st = computeStatus(
+      testApp(),
+      { Deployment: deployment({ replicas: 4 }), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     expect(byType(st).Progressing).toEqual(["True", "RollingOut", "1 old replicas are pending termination"]);
   });
 
   test("a change the Deployment controller has not observed yet is in progress whatever the counts say", () => {
     const st = computeStatus(
       testApp(),
-      { Deployment: deployment({ generation: 3, observedGeneration: 2 }), Service: service() },
+      {
+        Deployment: deployment({ generation: 3, observedGeneration: 2 }),
+        Service: service(),
+        PodDisruptionBudget: budget(),
+      },
       [],
       T0,
     );
@@ -210,7 +262,12 @@ describe("computeStatus", () => {
         },
       ],
     });
-    const st = computeStatus(testApp({ image: "nginx:nope" }), { Deployment: stalled, Service: service() }, [], T0);
+    const st = computeStatus(
+      testApp({ image: "nginx:nope" }),
+      { Deployment: stalled, Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     expect(byType(st).Progressing).toEqual([
       "False",
       "ProgressDeadlineExceeded",
@@ -235,7 +292,12 @@ describe("computeStatus", () => {
         },
       ],
     });
-    const st = computeStatus(testApp(), { Deployment: failing, Service: service() }, [], T0);
+    const st = computeStatus(
+      testApp(),
+      { Deployment: failing, Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     expect(byType(st).Degraded).toEqual([
       "True",
       "ReplicaFailure",
@@ -270,7 +332,12 @@ describe("computeStatus", () => {
       metadata: { name: "test-app", namespace: "default", generation: 4 },
       spec: { image: "nginx:1.25", replicas: 0, port: 80 },
     };
-    const st = computeStatus(bad, { Deployment: deployment(), Service: service() }, [], T0);
+    const st = computeStatus(
+      bad,
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     expect(byType(st).Degraded).toEqual([
       "True",
       "InvalidSpec",
@@ -279,7 +346,7 @@ describe("computeStatus", () => {
     expect(st.observedGeneration).toBe(4);
     const reported = computeStatus(
       bad,
-      { Deployment: deployment(), Service: service() },
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
       [{ reason: "InvalidSpec", message: "m" }],
       T0,
     );
@@ -332,7 +399,11 @@ describe("the kstatus conditions", () => {
       () =>
         computeStatus(
           testApp({ replicas: 8 }),
-          { Deployment: deployment({ specReplicas: 8, available: 5 }), Service: service() },
+          {
+            Deployment: deployment({ specReplicas: 8, available: 5 }),
+            Service: service(),
+            PodDisruptionBudget: budget(),
+          },
           [],
           T0,
         ),
@@ -340,12 +411,24 @@ describe("the kstatus conditions", () => {
     ],
     [
       "rolled out",
-      () => computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0),
+      () =>
+        computeStatus(
+          testApp(),
+          { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+          [],
+          T0,
+        ),
       { Ready: ["True", "Available"], Reconciling: "absent", Stalled: "absent" },
     ],
     [
       "blocked by a foreign object",
-      () => computeStatus(testApp(), { Service: service() }, [resourceExistsProblem("Deployment", foreign)], T0),
+      () =>
+        computeStatus(
+          testApp(),
+          { Service: service(), PodDisruptionBudget: budget() },
+          [resourceExistsProblem("Deployment", foreign)],
+          T0,
+        ),
       { Ready: ["False", "ResourceExists"], Reconciling: "absent", Stalled: "True" },
     ],
     [
@@ -363,7 +446,11 @@ describe("the kstatus conditions", () => {
       () =>
         computeStatus(
           testApp(),
-          { Deployment: deployment({ available: 2, conditions: [deadline] }), Service: service() },
+          {
+            Deployment: deployment({ available: 2, conditions: [deadline] }),
+            Service: service(),
+            PodDisruptionBudget: budget(),
+          },
           [],
           T0,
         ),
@@ -381,7 +468,12 @@ describe("the kstatus conditions", () => {
       metadata: { name: "test-app", namespace: "default", generation: 2 },
       spec: { image: "nginx:1.25", replicas: 0, port: 80 },
     };
-    const st = computeStatus(bad, { Deployment: deployment(), Service: service() }, [], T0);
+    const st = computeStatus(
+      bad,
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     expect(byType(st).Stalled).toEqual([
       "True",
       "InvalidSpec",
@@ -394,7 +486,12 @@ describe("the kstatus conditions", () => {
 
 describe("statusEqual", () => {
   test("notices a changed count, generation or selector", () => {
-    const st = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0);
+    const st = computeStatus(
+      testApp(),
+      { Deployment: deployment(), Service: service(), PodDisruptionBudget: budget() },
+      [],
+      T0,
+    );
     for (const change of [
       { readyReplicas: 2 },
       { observedGeneration: 2 },
@@ -406,5 +503,35 @@ describe("statusEqual", () => {
     }
     expect(statusEqual(undefined, st)).toBe(false);
     expect(statusEqual(undefined, {})).toBe(true);
+  });
+});
+
+describe("computeStatus with a PodDisruptionBudget (wanted from 2 replicas, unless turned off)", () => {
+  const available = (st: WebAppStatus) => byType(st).Available ?? [];
+
+  test("a WebApp of 3 replicas is not Available while its budget is missing or being created", () => {
+    expect(available(computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0))).toEqual([
+      "False",
+      "PodDisruptionBudgetNotFound",
+      "PodDisruptionBudget test-app-pdb controlled by this WebApp does not exist; 3/3 replicas are ready",
+    ]);
+    const pending = computeStatus(testApp(), { Deployment: deployment(), Service: service() }, [], T0, {
+      pending: ["PodDisruptionBudget"],
+    });
+    expect(available(pending)).toEqual([
+      "False",
+      "PodDisruptionBudgetCreating",
+      "creating PodDisruptionBudget test-app-pdb; 3/3 replicas are ready",
+    ]);
+  });
+
+  test("one replica, or enabled: false, wants none: Available and Ready without it", () => {
+    const one = testApp({ replicas: 1 });
+    const oneDep = deployment({ specReplicas: 1 });
+    expect(available(computeStatus(one, { Deployment: oneDep, Service: service() }, [], T0))[0]).toBe("True");
+    const off = testApp({ disruptionBudget: { enabled: false } });
+    const st = computeStatus(off, { Deployment: deployment(), Service: service() }, [], T0);
+    expect(available(st)[0]).toBe("True");
+    expect((byType(st).Ready ?? [])[0]).toBe("True");
   });
 });

@@ -11,7 +11,8 @@
  *   Stalled:     present (True) when it cannot progress without someone acting: InvalidSpec, ResourceExists,
  *                Forbidden, ProgressDeadlineExceeded, ReplicaFailure, a pod failure other than ProbeFailed
  *                (podProblems(), readiness/pods.ts); absent otherwise. Never there together with Reconciling.
- *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and every other child exists.
+ *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and every other child the
+ *                spec wants exists (child-kinds.ts: a PodDisruptionBudget only from 2 replicas).
  *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
  *   Degraded:    True iff Stalled is, or a write failed.
  *   Each has a reason and a message that says what to do; Ready's reason is the cause when it is False.
@@ -36,7 +37,7 @@ import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
-import { CHILD_KINDS, type ChildKindName, DEPLOYMENT_KIND } from "./child-kinds.ts";
+import { CHILD_KINDS, type ChildKind, type ChildKindName, DEPLOYMENT_KIND, isWanted } from "./child-kinds.ts";
 import { controllerOf } from "./diff.ts";
 import { deploymentName, webAppSelector } from "./desired.ts";
 
@@ -128,7 +129,9 @@ export function computeStatus(
   const rollout = dep && rolloutState(dep);
   if (dep && rollout) found.push(...deploymentProblems(name, dep, rollout));
 
-  const available = availableCondition(name, dep, live, desiredReplicas, pending);
+  // The kinds this WebApp has; with an invalid spec, the optional ones it still controls.
+  const kinds = CHILD_KINDS.filter((k) => (spec ? isWanted(k, spec) : !k.wanted || live[k.kind] !== undefined));
+  const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds);
   const progressing: ConditionState = rollout
     ? cond(
         "Progressing",
@@ -184,9 +187,10 @@ function availableCondition(
   live: LiveChildren,
   desired: number,
   pending: readonly ChildKindName[],
+  kinds: readonly ChildKind[],
 ): ConditionState {
   const ready = `${dep?.readyReplicas ?? 0}/${desired} replicas are ready`;
-  for (const k of CHILD_KINDS) {
+  for (const k of kinds) {
     if (live[k.kind]) continue;
     const what = `${k.kind} ${k.name(name)}`;
     const counts = k === DEPLOYMENT_KIND ? "" : `; ${ready}`;
