@@ -45,6 +45,12 @@ export const PREREQUISITES: readonly Prerequisite[] = [
   { command: "iptables", aptPackage: "iptables", neededBy: "realNode", why: "kube-proxy (iptables mode)" },
   { command: "gcc", aptPackage: "gcc", neededBy: "realNode", why: "builds the pause image (static)" },
   { command: "tar", aptPackage: "tar", neededBy: "realNode", why: "writes the pause image archive" },
+  {
+    command: "/bin/busybox",
+    aptPackage: "busybox-static",
+    neededBy: "realNode",
+    why: "the static HTTP server (httpd) image of tests/realnode/production.test.ts",
+  },
   { command: "buildah", aptPackage: "buildah", neededBy: "image", why: "builds the Dockerfile offline" },
   { command: "ldd", aptPackage: "libc-bin", neededBy: "image", why: "lists the libraries the image carries" },
 ];

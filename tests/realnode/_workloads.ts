@@ -8,12 +8,27 @@
  *   changed. Resolves once the API server mutates a dry-run pod there; the returned function deletes both.
  * - imageWithEntrypoint(archive, ref, entrypoint): an OCI archive next to `archive` holding the same layers
  *   with a new config (that entrypoint, no Cmd), manifest and index naming `ref`; nothing is pulled or rebuilt.
+ * - busyboxImage(ref, dir): an OCI archive in `dir` of an image FROM scratch holding only the machine's static busybox
+ *   (Debian's busybox-static, a prerequisite of the real node): /bin/busybox, a link per applet in /bin (sh, httpd,
+ *   sleep...), an empty world-writable /www (httpd's document root) and /tmp; User 65535:65535 (numeric, non-root:
+ *   what Pod Security's "restricted" runAsNonRoot needs when nothing sets runAsUser), entrypoint
+ *   `httpd -f -p 8080 -h /www`. Refuses a dynamically linked /bin/busybox (Debian's `busybox` package).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
+import { ociArchive } from "../cluster/nodes/pause.ts";
 import { NODE_LABEL, NODE_TAINT } from "../cluster/nodes/real-config.ts";
 import { eventually, kube, kubectl, sh } from "../_support.ts";
 
@@ -116,4 +131,38 @@ export function imageWithEntrypoint(archive: string, ref: string, entrypoint: st
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export const BUSYBOX = "/bin/busybox";
+
+export function busyboxImage(ref: string, dir: string): string {
+  const ldd = sh(["ldd", BUSYBOX]);
+  if (!`${ldd.stdout}${ldd.stderr}`.includes("not a dynamic executable")) {
+    throw new Error(`${BUSYBOX} is not statically linked (apt-get install busybox-static): ${ldd.stdout}`);
+  }
+  const applets = sh([BUSYBOX, "--list"])
+    .stdout.split("\n")
+    .filter((a) => /^[a-z][\w.[-]*$/.test(a));
+  if (!applets.includes("httpd")) throw new Error(`${BUSYBOX} has no httpd applet`);
+  const root = join(dir, "rootfs");
+  mkdirSync(join(root, "bin"), { recursive: true });
+  copyFileSync(BUSYBOX, join(root, "bin", "busybox"));
+  chmodSync(join(root, "bin", "busybox"), 0o755);
+  for (const applet of applets) if (applet !== "busybox") symlinkSync("busybox", join(root, "bin", applet));
+  for (const d of ["www", "tmp"]) {
+    mkdirSync(join(root, d));
+    chmodSync(join(root, d), 0o1777);
+  }
+  const layer = join(dir, "layer.tar");
+  const tar = sh(["tar", "--owner=0", "--group=0", "--numeric-owner", "-C", root, "-cf", layer, "bin", "www", "tmp"]);
+  if (tar.code !== 0) throw new Error(`tar -cf ${layer}: ${tar.stderr}`);
+  const layout = join(dir, "layout");
+  for (const [path, bytes] of ociArchive(readFileSync(layer), ref, ["/bin/httpd", "-f", "-p", "8080", "-h", "/www"])) {
+    mkdirSync(join(layout, path, ".."), { recursive: true });
+    writeFileSync(join(layout, path), bytes);
+  }
+  const archive = join(dir, "busybox.oci.tar");
+  const pack = sh(["tar", "--owner=0", "--group=0", "--numeric-owner", "-C", layout, "-cf", archive, "."]);
+  if (pack.code !== 0) throw new Error(`tar -cf ${archive}: ${pack.stderr}`);
+  return archive;
 }
