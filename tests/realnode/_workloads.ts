@@ -5,7 +5,8 @@
  * Contract:
  * - routePodsToRealNode(namespace): a MutatingAdmissionPolicy and its binding, matching pods created in that one
  *   namespace, that add the real node's label as nodeSelector and a toleration of exactly its taint. No node is
- *   changed. Resolves once the API server mutates a dry-run pod there; the returned function deletes both.
+ *   changed. Resolves once the API server mutates a dry-run pod there (one that Pod Security "restricted" admits, so
+ *   a namespace enforcing it can be routed too); the returned function deletes both.
  * - imageWithEntrypoint(archive, ref, entrypoint): an OCI archive next to `archive` holding the same layers
  *   with a new config (that entrypoint, no Cmd), manifest and index naming `ref`; nothing is pulled or rebuilt.
  * - busyboxImage(ref, dir): an OCI archive in `dir` of an image FROM scratch holding only the machine's static busybox
@@ -49,6 +50,20 @@ const PATCHES = `[
     : JSONPatch{op: "add", path: "/spec/tolerations", value: [${TOLERATION}]}
 ]`;
 
+/** The dry-run pod's fields that Pod Security "restricted" asks for (what podSecurity: restricted sets, plus a user). */
+const RESTRICTED_PROBE = `--overrides=${JSON.stringify({
+  spec: {
+    securityContext: { runAsNonRoot: true, runAsUser: 65535, seccompProfile: { type: "RuntimeDefault" } },
+    containers: [
+      {
+        name: "probe",
+        image: "x:1",
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+      },
+    ],
+  },
+})}`;
+
 export async function routePodsToRealNode(namespace: string): Promise<() => Promise<void>> {
   const name = `${namespace}-to-real-node`;
   const policy: KubeObject = {
@@ -81,7 +96,17 @@ export async function routePodsToRealNode(namespace: string): Promise<() => Prom
   // The API server compiles policies from its informers: wait until a pod created there would be routed.
   await eventually(
     () => {
-      const r = kubectl(["run", "probe", "-n", namespace, "--image=x:1", "--dry-run=server", "-o", "json"]);
+      const r = kubectl([
+        "run",
+        "probe",
+        "-n",
+        namespace,
+        "--image=x:1",
+        "--dry-run=server",
+        "-o",
+        "json",
+        RESTRICTED_PROBE,
+      ]);
       const pod = r.code === 0 ? (JSON.parse(r.stdout) as { spec?: { nodeSelector?: object } }) : undefined;
       return pod?.spec?.nodeSelector ? true : undefined;
     },

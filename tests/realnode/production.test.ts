@@ -73,7 +73,7 @@ const realTest = testWhen({ met: node !== undefined, reason: `needs the local cl
 
 type Namespace = Awaited<ReturnType<typeof tempNamespace>>;
 let ns: Namespace | undefined;
-/** Enforces Pod Security "restricted" (labelled after its routing policy was checked with a plain dry-run pod). */
+/** Enforces Pod Security "restricted". */
 let restrictedNs: Namespace | undefined;
 const unroute: (() => Promise<void>)[] = [];
 let op: OperatorProcess | undefined;
@@ -92,8 +92,9 @@ beforeAll(async () => {
   ns = await tempNamespace("realnode-prod");
   unroute.push(await routePodsToRealNode(ns.name));
   restrictedNs = await tempNamespace("realnode-restricted");
-  unroute.push(await routePodsToRealNode(restrictedNs.name));
+  // Enforcing first: the routing policy's check is then a dry-run pod that restricted admits once routed.
   await kube.patch(NAMESPACES, restrictedNs.name, undefined, { metadata: { labels: RESTRICTED } }, "merge");
+  unroute.push(await routePodsToRealNode(restrictedNs.name));
   op = await startOperator(["--namespaces", `${ns.name},${restrictedNs.name}`, "--leader-elect=false"]);
 }, 300_000);
 
