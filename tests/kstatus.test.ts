@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { UNOBSERVED_STATUS, type WebAppObject } from "../src/api/webapp.ts";
 import type { KubeObject } from "../src/kube/types.ts";
-import { desiredDeployment, desiredService } from "../src/operator/desired.ts";
+import { desiredDeployment, desiredPodDisruptionBudget, desiredService } from "../src/operator/desired.ts";
 import { computeStatus, resourceExistsProblem } from "../src/operator/status.ts";
 import { kstatusOf } from "../src/readiness/kstatus.ts";
 import { kstatus, type KstatusStatus } from "./kstatus/kstatus.ts";
@@ -52,6 +52,7 @@ describe("kstatus over the status the operator computes", () => {
     },
   });
   const service = desiredService(valid());
+  const budget = desiredPodDisruptionBudget(valid());
   const foreign: KubeObject = { metadata: { name: "web-deployment", namespace: "default" } };
   const deadline = { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: "timed out" };
   const withStatus = (obj: WebAppObject, s: ReturnType<typeof computeStatus>, meta = {}) => ({
@@ -59,7 +60,12 @@ describe("kstatus over the status the operator computes", () => {
     metadata: { ...obj.metadata, ...meta },
     status: s,
   });
-  const rolledOut = computeStatus(app(), { Deployment: deployment(3, 3), Service: service }, [], T0);
+  const rolledOut = computeStatus(
+    app(),
+    { Deployment: deployment(3, 3), Service: service, PodDisruptionBudget: budget },
+    [],
+    T0,
+  );
   const UNOBSERVED = { ...UNOBSERVED_STATUS } as ReturnType<typeof computeStatus>;
 
   const states: [string, object, KstatusStatus][] = [
