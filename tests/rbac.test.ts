@@ -114,10 +114,14 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["update"], ["webapps.apps.example.com/finalizers"], ns),
       ...each(
         ["get", "list", "watch", "create", "patch", "delete"],
-        ["deployments.apps", "services", "poddisruptionbudgets.policy"],
+        ["deployments.apps", "services", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io"],
         ns,
       ),
-      ...each(["list", "watch"], ["deployments.apps", "services", "poddisruptionbudgets.policy"], ["*"]),
+      ...each(
+        ["list", "watch"],
+        ["deployments.apps", "services", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io"],
+        ["*"],
+      ),
       ...each(["create", "patch"], ["events"], ns),
       ...each(["list"], ["pods", "events"], [...ns, "*"]),
       ...each(["get", "create", "update", "list", "watch"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
@@ -130,7 +134,11 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["create", "update", "patch", "delete", "deletecollection"], ["webapps.apps.example.com"], ns),
       ...each(["update"], ["webapps.apps.example.com/status"], ns),
       // Children are applied, never replaced, and deleted one by one only (orphans, children no longer wanted).
-      ...each(["update", "deletecollection"], ["deployments.apps", "services", "poddisruptionbudgets.policy"], ns),
+      ...each(
+        ["update", "deletecollection"],
+        ["deployments.apps", "services", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io"],
+        ns,
+      ),
       ...each(["update", "patch"], ["deployments.apps/scale", "deployments.apps/status", "services/status"], ns),
       // Secrets and configuration.
       ...each(["get", "list", "watch"], ["secrets", "configmaps"], [...ns, "*"]),
@@ -256,6 +264,7 @@ describe("the installed operator's ServiceAccount", () => {
       "deployments.apps": "create delete get list patch watch",
       services: "create delete get list patch watch",
       "poddisruptionbudgets.policy": "create delete get list patch watch",
+      "ingresses.networking.k8s.io": "create delete get list patch watch",
       events: "create list patch",
       pods: "list",
     };

@@ -38,7 +38,7 @@ describe("buildWebAppCrd", () => {
     expect(crd.metadata).toEqual({
       name: "webapps.apps.example.com",
       labels: { "app.kubernetes.io/managed-by": "devctl" },
-      annotations: { "devctl.dev/crd-schema-version": "5" },
+      annotations: { "devctl.dev/crd-schema-version": "6" },
     });
     expect(crd.spec.names).toEqual({
       plural: "webapps",
@@ -99,6 +99,7 @@ describe("buildWebAppCrd", () => {
       "availableReplicas",
       "observedGeneration",
       "selector",
+      "url",
       "conditions",
       "admitted",
     ]);
@@ -119,13 +120,14 @@ describe("buildWebAppCrd", () => {
         labelSelectorPath: ".status.selector",
       },
     });
-    expect(version.additionalPrinterColumns.map((c) => [c.name, c.type, c.jsonPath])).toEqual([
-      ["Image", "string", ".spec.image"],
-      ["Desired", "integer", ".spec.replicas"],
-      ["Available", "integer", ".status.availableReplicas"],
-      ["Ready", "string", '.status.conditions[?(@.type=="Ready")].status'],
-      ["Reason", "string", '.status.conditions[?(@.type=="Ready")].reason'],
-      ["Age", "date", ".metadata.creationTimestamp"],
+    expect(version.additionalPrinterColumns.map((c) => [c.name, c.type, c.jsonPath, c.priority ?? 0])).toEqual([
+      ["Image", "string", ".spec.image", 0],
+      ["Desired", "integer", ".spec.replicas", 0],
+      ["Available", "integer", ".status.availableReplicas", 0],
+      ["Ready", "string", '.status.conditions[?(@.type=="Ready")].status', 0],
+      ["Reason", "string", '.status.conditions[?(@.type=="Ready")].reason', 0],
+      ["Age", "date", ".metadata.creationTimestamp", 0],
+      ["URL", "string", ".status.url", 1], // -o wide only
     ]);
   });
 
@@ -157,6 +159,7 @@ describe("buildWebAppCrd", () => {
       "podLabels",
       "podAnnotations",
       "disruptionBudget",
+      "expose",
     ]);
   });
 

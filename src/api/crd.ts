@@ -36,11 +36,12 @@ export const MANAGED_BY_DEVCTL = "devctl";
 export const SCHEMA_VERSION_ANNOTATION = "devctl.dev/crd-schema-version";
 /**
  * Bump when the generated schema changes in a way installs must notice (2: spec.imagePullPolicy, .status default;
- * 3: .status.admitted; 4: the pod-template fields of issue #31, spec.env ... spec.podAnnotations; 5: spec.disruptionBudget). install/apply.ts
+ * 3: .status.admitted; 4: the pod-template fields of issue #31, spec.env ... spec.podAnnotations; 5: spec.disruptionBudget;
+ * 6: spec.expose, status.url and its -o wide column). install/apply.ts
  * refuses to replace a CRD of a higher version: an older devctl's schema would prune the fields it does not know
  * from every stored WebApp.
  */
-export const CRD_SCHEMA_VERSION = "5";
+export const CRD_SCHEMA_VERSION = "6";
 
 export interface CustomResourceDefinition extends KubeObject {
   apiVersion: "apiextensions.k8s.io/v1";
@@ -63,7 +64,7 @@ interface CrdVersion {
     status: Record<string, never>;
     scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
   };
-  additionalPrinterColumns: { name: string; type: string; jsonPath: string; description?: string }[];
+  additionalPrinterColumns: { name: string; type: string; jsonPath: string; description?: string; priority?: number }[];
 }
 
 export function buildWebAppCrd(): CustomResourceDefinition {
@@ -100,6 +101,8 @@ export function buildWebAppCrd(): CustomResourceDefinition {
             { name: "Ready", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
             { name: "Reason", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+            // kubectl get -o wide only: where spec.expose answers.
+            { name: "URL", type: "string", jsonPath: ".status.url", priority: 1 },
           ],
         },
       ],

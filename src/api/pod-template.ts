@@ -53,8 +53,11 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const HTTP_PATH = /^\/\S*$/;
 const HEADER_NAME = /^[-A-Za-z0-9!#$%&'*+.^_`|~]+$/;
 
-const named = (what: string, description: string) => {
-  const message = `must be the name of a ${what}: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit`;
+export const named = (what: string, description: string) => {
+  const article = /^[AEIOU]/.test(what) ? "an" : "a";
+  const message =
+    `must be the name of ${article} ${what}: lower-case letters, digits, '-' and '.', starting and ending with a ` +
+    "letter or digit";
   return v.pipe(
     v.string(),
     v.description(description),
@@ -283,7 +286,7 @@ const Resources = v.pipe(
 export type Resources = v.InferOutput<typeof Resources>;
 
 const HTTP_PATH_MESSAGE = "must be a path starting with '/', without spaces, e.g. /healthz";
-const httpPath = (description: string) =>
+export const httpPath = (description: string) =>
   v.pipe(
     v.string(),
     v.description(description),

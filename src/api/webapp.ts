@@ -15,6 +15,7 @@ import * as v from "valibot";
 import type { ObjectMeta, ResourceType } from "../kube/types.ts";
 import { atLeast, atMost, wholeNumber } from "./_messages.ts";
 import { cel, openapi } from "./openapi.ts";
+import { ExposeField } from "./expose.ts";
 import { healthCheckAlone, POD_TEMPLATE_FIELDS } from "./pod-template.ts";
 
 export const GROUP = "apps.example.com";
@@ -40,21 +41,23 @@ export {
   DEPLOYMENTS as DEPLOYMENT_RESOURCE,
   EVENTS as EVENT_RESOURCE,
   LEASES as LEASE_RESOURCE,
+  INGRESSES as INGRESS_RESOURCE,
   POD_DISRUPTION_BUDGETS as POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICES as SERVICE_RESOURCE,
 } from "../kube/resources.ts";
-import { DEPLOYMENTS, POD_DISRUPTION_BUDGETS, SERVICES } from "../kube/resources.ts";
+import { DEPLOYMENTS, INGRESSES, POD_DISRUPTION_BUDGETS, SERVICES } from "../kube/resources.ts";
 
 /**
  * The resources of a WebApp's children, the workload first: what the install's RBAC grants and the uninstall
  * lists. operator/child-kinds.ts describes each kind in full; a test keeps the two equal.
  */
-export const CHILD_RESOURCES: readonly ResourceType[] = [DEPLOYMENTS, SERVICES, POD_DISRUPTION_BUDGETS];
+export const CHILD_RESOURCES: readonly ResourceType[] = [DEPLOYMENTS, SERVICES, POD_DISRUPTION_BUDGETS, INGRESSES];
 
 /** Suffixes of the owned objects' names. */
 export const DEPLOYMENT_SUFFIX = "-deployment";
 export const SERVICE_SUFFIX = "-svc";
 export const POD_DISRUPTION_BUDGET_SUFFIX = "-pdb";
+export const INGRESS_SUFFIX = "-ingress";
 /**
  * Service names are DNS-1035 labels of at most 63 characters, and the Service is named
  * `<name>-svc`, so a WebApp name may have at most 63 - 4 = 59 characters (`<name>-pdb` fits too).
@@ -213,6 +216,7 @@ const WebAppSpecFields = v.object({
   ),
   ...POD_TEMPLATE_FIELDS,
   disruptionBudget: v.optional(DisruptionBudget),
+  expose: v.optional(ExposeField),
 });
 type WebAppSpecFields = v.InferOutput<typeof WebAppSpecFields>;
 
@@ -287,6 +291,15 @@ export const WebAppStatus = v.pipe(
     availableReplicas: count("Pods that are available."),
     observedGeneration: count("metadata.generation this status was computed for."),
     selector: v.optional(v.pipe(v.string(), v.description("Label selector of the pods, for the scale subresource."))),
+    url: v.optional(
+      v.pipe(
+        v.string(),
+        v.description(
+          "Where spec.expose answers, once its Ingress has an address: https://host/path (http without TLS).",
+        ),
+        v.maxLength(2300),
+      ),
+    ),
     conditions: v.optional(
       v.pipe(
         v.array(Condition),

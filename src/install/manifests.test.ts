@@ -95,6 +95,7 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "apps", "deployments")).toEqual(children);
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "policy", "poddisruptionbudgets")).toEqual(children);
+    expect(verbsOf(clusterRules, "networking.k8s.io", "ingresses")).toEqual(children);
     // Events: the recorder creates and patches; the kubelet's Unhealthy events of an unready pod are listed.
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "list", "patch"]);
     // Pods of a WebApp that is not Ready are listed on demand: never watched, read one by one or written.
@@ -102,6 +103,7 @@ describe("RBAC", () => {
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([
       "deployments",
       "events",
+      "ingresses",
       "poddisruptionbudgets",
       "pods",
       "services",

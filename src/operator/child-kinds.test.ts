@@ -24,6 +24,7 @@ describe("the kinds of child", () => {
       Deployment: "deployments",
       Service: "services",
       PodDisruptionBudget: "poddisruptionbudgets",
+      Ingress: "ingresses",
     });
     expect(kindOf({ kind: "ConfigMap" })).toBeUndefined();
   });

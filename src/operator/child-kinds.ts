@@ -14,6 +14,7 @@
 import {
   DEPLOYMENT_RESOURCE,
   DISRUPTION_BUDGET_MIN_REPLICAS,
+  INGRESS_RESOURCE,
   POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICE_RESOURCE,
   type WebApp,
@@ -25,15 +26,18 @@ import { deploymentEventPriority, serviceEventPriority } from "./child-priority.
 import {
   deploymentName,
   desiredDeployment,
+  desiredIngress,
   desiredPodDisruptionBudget,
   desiredService,
   podDisruptionBudgetName,
   SERVICE_PORT,
   serviceName,
+  ingressName,
   wantsDisruptionBudget,
+  wantsIngress,
 } from "./desired.ts";
 
-export type ChildKindName = "Deployment" | "Service" | "PodDisruptionBudget";
+export type ChildKindName = "Deployment" | "Service" | "PodDisruptionBudget" | "Ingress";
 
 export interface ChildKind {
   kind: ChildKindName;
@@ -90,8 +94,24 @@ export const POD_DISRUPTION_BUDGET_KIND: ChildKind = {
       : `the WebApp runs fewer than ${DISRUPTION_BUDGET_MIN_REPLICAS} replicas`,
 };
 
+export const INGRESS_KIND: ChildKind = {
+  kind: "Ingress",
+  rt: INGRESS_RESOURCE,
+  name: ingressName,
+  desired: desiredIngress,
+  describe: (w) => ` (${w.spec.expose?.host}${w.spec.expose?.path ?? "/"} -> Service ${serviceName(w.metadata.name)})`,
+  priority: serviceEventPriority,
+  wanted: wantsIngress,
+  unwantedBecause: () => "spec.expose was removed",
+};
+
 /** Every kind, the workload first. */
-export const CHILD_KINDS: readonly ChildKind[] = [DEPLOYMENT_KIND, SERVICE_KIND, POD_DISRUPTION_BUDGET_KIND];
+export const CHILD_KINDS: readonly ChildKind[] = [
+  DEPLOYMENT_KIND,
+  SERVICE_KIND,
+  POD_DISRUPTION_BUDGET_KIND,
+  INGRESS_KIND,
+];
 
 /** Whether a WebApp of this spec has a child of this kind. */
 export const isWanted = (k: ChildKind, spec: WebAppSpec): boolean => k.wanted?.(spec) ?? true;

@@ -1,6 +1,18 @@
 import { describe, expect, test } from "bun:test";
+import type { OwnerReference } from "../kube/types.ts";
 import { testApp } from "./_test-fixtures.ts";
-import { controllerReference, desiredDeployment, desiredService, pullPolicyFor, webAppSelector } from "./desired.ts";
+import {
+  controllerReference,
+  desiredDeployment,
+  desiredIngress,
+  desiredPodDisruptionBudget,
+  desiredService,
+  exposedUrl,
+  pullPolicyFor,
+  wantsDisruptionBudget,
+  wantsIngress,
+  webAppSelector,
+} from "./desired.ts";
 
 const labels = { app: "test-app", "managed-by": "webapp-operator" };
 const owner = {
@@ -91,4 +103,82 @@ describe("controllerReference", () => {
 
 test("webAppSelector is the label selector of the pods", () => {
   expect(webAppSelector("my-service")).toBe("app=my-service,managed-by=webapp-operator");
+});
+
+describe("desiredPodDisruptionBudget", () => {
+  test("maxUnavailable 1 by default, the pods' selector, AlwaysAllow for pods that are not ready, owned", () => {
+    expect(desiredPodDisruptionBudget(testApp())).toEqual({
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: {
+        name: "test-app-pdb",
+        namespace: "default",
+        labels: { app: "test-app", "managed-by": "webapp-operator" },
+        ownerReferences: [controllerReference(testApp()) as OwnerReference],
+      },
+      spec: {
+        selector: { matchLabels: { app: "test-app", "managed-by": "webapp-operator" } },
+        maxUnavailable: 1,
+        unhealthyPodEvictionPolicy: "AlwaysAllow",
+      },
+    });
+  });
+
+  test("the spec's bound instead; wanted from 2 replicas unless turned off", () => {
+    expect(desiredPodDisruptionBudget(testApp({ disruptionBudget: { minAvailable: 2 } })).spec).toMatchObject({
+      minAvailable: 2,
+    });
+    expect(desiredPodDisruptionBudget(testApp({ disruptionBudget: { maxUnavailable: 3 } })).spec.maxUnavailable).toBe(
+      3,
+    );
+    expect(wantsDisruptionBudget(testApp({ replicas: 2 }).spec)).toBe(true);
+    expect(wantsDisruptionBudget(testApp({ replicas: 1 }).spec)).toBe(false);
+    expect(wantsDisruptionBudget(testApp({ disruptionBudget: { enabled: false } }).spec)).toBe(false);
+  });
+});
+
+describe("desiredIngress", () => {
+  test("host and / to the Service's http port, no class or TLS unless set", () => {
+    const app = testApp({ expose: { host: "shop.example.com" } });
+    expect(wantsIngress(app.spec)).toBe(true);
+    expect(wantsIngress(testApp().spec)).toBe(false);
+    expect(desiredIngress(app)).toEqual({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: {
+        name: "test-app-ingress",
+        namespace: "default",
+        labels: { app: "test-app", "managed-by": "webapp-operator" },
+        ownerReferences: [controllerReference(app) as OwnerReference],
+      },
+      spec: {
+        rules: [
+          {
+            host: "shop.example.com",
+            http: {
+              paths: [
+                {
+                  path: "/",
+                  pathType: "Prefix",
+                  backend: { service: { name: "test-app-svc", port: { name: "http" } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    expect(exposedUrl(app.spec)).toBe("http://shop.example.com/");
+  });
+
+  test("a path, a class and a TLS Secret for the host; the URL is https then", () => {
+    const app = testApp({
+      expose: { host: "shop.example.com", path: "/api", ingressClassName: "nginx", tlsSecretName: "shop-tls" },
+    });
+    const spec = desiredIngress(app).spec;
+    expect(spec.ingressClassName).toBe("nginx");
+    expect(spec.tls).toEqual([{ hosts: ["shop.example.com"], secretName: "shop-tls" }]);
+    expect(spec.rules[0]?.http.paths[0]?.path).toBe("/api");
+    expect(exposedUrl(app.spec)).toBe("https://shop.example.com/api");
+  });
 });

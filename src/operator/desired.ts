@@ -6,8 +6,10 @@
  *   fields below. Nothing the API server defaults (strategy, clusterIP, restartPolicy, ...) is set, so
  *   applying the same intent twice is a no-op and defaults never look like drift.
  * - Deterministic: the same WebApp always gives deep-equal objects with the same key order.
- * - Names: `<name>-deployment`, `<name>-svc` and `<name>-pdb`; labels app=<name>, managed-by=webapp-operator on
- *   the object, the selector and the pod template.
+ * - Names: `<name>-deployment`, `<name>-svc`, `<name>-pdb` and `<name>-ingress`; labels app=<name>,
+ *   managed-by=webapp-operator on the object, the selector and the pod template.
+ * - An Ingress only with spec.expose: host and path (a Prefix, / by default) to the Service's port by name, the
+ *   class and a TLS entry for host only when set.
  * - A PodDisruptionBudget only while wantsDisruptionBudget (2 replicas or more, not turned off): maxUnavailable 1
  *   unless spec.disruptionBudget sets maxUnavailable or minAvailable, and unhealthyPodEvictionPolicy AlwaysAllow, so
  *   pods that are not ready (a crash loop, a bad rollout) never hold up a node drain.
@@ -28,6 +30,7 @@ import {
   DEPLOYMENT_SUFFIX,
   DISRUPTION_BUDGET_MIN_REPLICAS,
   type ImagePullPolicy,
+  INGRESS_SUFFIX,
   KIND,
   POD_DISRUPTION_BUDGET_SUFFIX,
   SERVICE_SUFFIX,
@@ -56,6 +59,7 @@ export const SERVICE_PORT_NAME = "http";
 export const deploymentName = (webappName: string): string => `${webappName}${DEPLOYMENT_SUFFIX}`;
 export const serviceName = (webappName: string): string => `${webappName}${SERVICE_SUFFIX}`;
 export const podDisruptionBudgetName = (webappName: string): string => `${webappName}${POD_DISRUPTION_BUDGET_SUFFIX}`;
+export const ingressName = (webappName: string): string => `${webappName}${INGRESS_SUFFIX}`;
 
 /** Labels on the owned objects and their pods; also the pod selector. */
 export function webAppLabels(webappName: string): Record<string, string> {
@@ -204,4 +208,45 @@ export function desiredPodDisruptionBudget(webapp: WebApp): PodDisruptionBudgetI
       unhealthyPodEvictionPolicy: "AlwaysAllow",
     },
   };
+}
+
+export interface IngressIntent extends KubeObject {
+  apiVersion: "networking.k8s.io/v1";
+  kind: "Ingress";
+  spec: {
+    ingressClassName?: string;
+    tls?: { hosts: string[]; secretName: string }[];
+    rules: {
+      host: string;
+      http: {
+        paths: { path: string; pathType: "Prefix"; backend: { service: { name: string; port: { name: string } } } }[];
+      };
+    }[];
+  };
+}
+
+/** The WebApp asks for an address outside the cluster (spec.expose). */
+export const wantsIngress = (spec: WebAppSpec): boolean => spec.expose !== undefined;
+
+/** The Ingress of spec.expose; call only when wantsIngress. */
+export function desiredIngress(webapp: WebApp): IngressIntent {
+  const { host, path = "/", ingressClassName, tlsSecretName } = webapp.spec.expose ?? { host: "" };
+  const backend = { service: { name: serviceName(webapp.metadata.name), port: { name: SERVICE_PORT_NAME } } };
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: ownedMetadata(webapp, ingressName(webapp.metadata.name)),
+    spec: {
+      ...(ingressClassName ? { ingressClassName } : {}),
+      ...(tlsSecretName ? { tls: [{ hosts: [host], secretName: tlsSecretName }] } : {}),
+      rules: [{ host, http: { paths: [{ path, pathType: "Prefix", backend }] } }],
+    },
+  };
+}
+
+/** Where spec.expose answers: https when it has a TLS Secret, the path left out when it is /. */
+export function exposedUrl(spec: WebAppSpec): string | undefined {
+  if (!spec.expose) return undefined;
+  const { host, path = "/", tlsSecretName } = spec.expose;
+  return `${tlsSecretName ? "https" : "http"}://${host}${path === "/" ? "/" : path}`;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   DEPLOYMENT_RESOURCE,
+  INGRESS_RESOURCE,
   POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICE_RESOURCE,
   WEBAPP_RESOURCE,
@@ -532,6 +533,49 @@ describe("a WebApp's PodDisruptionBudget (from 2 replicas, maxUnavailable 1 unle
     await wanted.reconcile(); // someone else's child there: not a new WebApp's split first pass, all at once
     expect(wanted.api.actions.filter((a) => a.path.startsWith(PDBS) && a.method !== "GET")).toEqual([]);
     expect(degraded(wanted.statusWrites().at(-1))).toMatchObject({ status: "True", reason: "ResourceExists" });
+  });
+});
+
+describe("an exposed WebApp (spec.expose: an Ingress to its Service)", () => {
+  const INGS = "/apis/networking.k8s.io/v1/namespaces/default/ingresses";
+  const exposed = () => testApp({ replicas: 1, expose: { host: "shop.example.com" } });
+  const statusOf = (w: ReturnType<typeof world>) =>
+    (w.statusWrites().at(-1)?.body as { status?: WebApp["status"] } | undefined)?.status;
+
+  test("gets its Ingress with its other children, status.url once it has an address, and loses it with the field", async () => {
+    const w = world();
+    w.stored(exposed());
+    await w.created();
+    expect(
+      w
+        .writes()
+        .filter((a) => a.method === "POST")
+        .map((a) => a.path),
+    ).toEqual([DEPS, SVCS, INGS]);
+    expect(w.events[0]?.message).toContain("Ingress test-app-ingress next (shop.example.com/ -> Service test-app-svc)");
+    // The children shown by the cache, rolled out; the Ingress controller has not given it an address yet.
+    w.cached(liveDeployment(exposed()));
+    w.childrenCached();
+    w.resync();
+    await w.reconcile();
+    expect(statusOf(w)?.url).toBeUndefined();
+    expect(findCondition(statusOf(w)?.conditions, "Ready")).toMatchObject({
+      status: "True",
+      message: expect.stringContaining("Ingress test-app-ingress has no address yet"),
+    });
+    // The controller writes its address: the status says where the WebApp answers.
+    const ingress = w.api.object(INGRESS_RESOURCE, "default", "test-app-ingress") as KubeObject;
+    w.watched("update", { ...ingress, status: { loadBalancer: { ingress: [{ ip: "192.0.2.10" }] } } });
+    w.resync();
+    await w.reconcile();
+    expect(statusOf(w)?.url).toBe("http://shop.example.com/");
+
+    // spec.expose removed: the Ingress is deleted, said why, and the url goes.
+    const stored = w.api.object(WEBAPP_RESOURCE, "default", "test-app") as WebAppObject;
+    w.stored({ ...testApp({ replicas: 1 }), status: stored.status });
+    await w.reconcile();
+    expect(w.api.actions.filter((a) => a.method === "DELETE").map((a) => a.path)).toEqual([`${INGS}/test-app-ingress`]);
+    expect(w.events.at(-1)?.message).toBe("Ingress test-app-ingress deleted: spec.expose was removed");
   });
 });
 

@@ -92,7 +92,14 @@ function turnsTrue(stored: WebAppStatus | undefined, next: WebAppStatus, type: s
 /** What a status write changes, for the debug log: top-level fields, and "Ready.reason"-style condition parts. */
 function changedParts(before: WebAppStatus | undefined, after: WebAppStatus): string[] {
   const parts: string[] = [];
-  for (const key of ["observedGeneration", "replicas", "readyReplicas", "availableReplicas", "selector"] as const)
+  for (const key of [
+    "observedGeneration",
+    "replicas",
+    "readyReplicas",
+    "availableReplicas",
+    "selector",
+    "url",
+  ] as const)
     if (before?.[key] !== after[key]) parts.push(`${key}=${after[key]}`);
   if (JSON.stringify(before?.admitted ?? []) !== JSON.stringify(after.admitted ?? [])) parts.push("admitted");
   for (const c of after.conditions ?? []) {

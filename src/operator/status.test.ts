@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { testApp } from "./_test-fixtures.ts";
-import { desiredDeployment, desiredPodDisruptionBudget, desiredService } from "./desired.ts";
+import { desiredDeployment, desiredIngress, desiredPodDisruptionBudget, desiredService } from "./desired.ts";
 import { computeStatus, resourceExistsProblem, statusEqual } from "./status.ts";
 
 const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -533,5 +533,40 @@ describe("computeStatus with a PodDisruptionBudget (wanted from 2 replicas, unle
     const st = computeStatus(off, { Deployment: deployment(), Service: service() }, [], T0);
     expect(available(st)[0]).toBe("True");
     expect((byType(st).Ready ?? [])[0]).toBe("True");
+  });
+});
+
+describe("computeStatus of an exposed WebApp (spec.expose: its Ingress)", () => {
+  const exposed = testApp({ replicas: 1, expose: { host: "shop.example.com", tlsSecretName: "shop-tls" } });
+  const ingress = (address?: object): KubeObject => ({
+    ...desiredIngress(exposed),
+    status: { loadBalancer: address ? { ingress: [address] } : {} },
+  });
+  const live = (ing?: KubeObject) => ({
+    Deployment: deployment({ specReplicas: 1 }),
+    Service: service(),
+    Ingress: ing,
+  });
+
+  test("its Ingress without an address yet: Ready, and saying so; no url", () => {
+    const st = computeStatus(exposed, live(ingress()), [], T0);
+    expect(st.url).toBeUndefined();
+    expect(byType(st).Ready?.[0]).toBe("True");
+    expect(byType(st).Available?.[2]).toBe(
+      "1/1 replicas are ready; Ingress test-app-ingress has no address yet (is an Ingress controller running for its class?)",
+    );
+  });
+
+  test("once the controller gives it an address (an IP or a host name): status.url, https with a TLS Secret", () => {
+    for (const address of [{ ip: "192.0.2.10" }, { hostname: "lb.example.net" }]) {
+      const st = computeStatus(exposed, live(ingress(address)), [], T0);
+      expect(st.url).toBe("https://shop.example.com/");
+      expect(byType(st).Available?.[2]).toBe("1/1 replicas are ready; serving at https://shop.example.com/");
+      expect(statusEqual(st, { ...st, url: undefined })).toBe(false);
+    }
+  });
+
+  test("its Ingress missing: not Available, as any wanted child", () => {
+    expect(byType(computeStatus(exposed, live(), [], T0)).Available?.[1]).toBe("IngressNotFound");
   });
 });

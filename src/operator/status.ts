@@ -32,14 +32,14 @@
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
-import type { Condition, WebAppObject, WebAppStatus } from "../api/webapp.ts";
+import type { Condition, WebAppObject, WebAppSpec, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { CHILD_KINDS, type ChildKind, type ChildKindName, DEPLOYMENT_KIND, isWanted } from "./child-kinds.ts";
 import { controllerOf } from "./diff.ts";
-import { deploymentName, webAppSelector } from "./desired.ts";
+import { deploymentName, exposedUrl, webAppSelector } from "./desired.ts";
 
 /**
  * Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) and ProbeFailed (a probe that may
@@ -131,7 +131,8 @@ export function computeStatus(
 
   // The kinds this WebApp has; with an invalid spec, the optional ones it still controls.
   const kinds = CHILD_KINDS.filter((k) => (spec ? isWanted(k, spec) : !k.wanted || live[k.kind] !== undefined));
-  const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds);
+  const address = spec?.expose && live.Ingress ? exposedAt(spec, live.Ingress) : undefined;
+  const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds, address?.message);
   const progressing: ConditionState = rollout
     ? cond(
         "Progressing",
@@ -156,6 +157,7 @@ export function computeStatus(
     readyReplicas: dep?.readyReplicas ?? 0,
     availableReplicas: dep?.availableReplicas ?? 0,
     selector: webAppSelector(name),
+    ...(address?.url ? { url: address.url } : {}),
     conditions: withTransitionTimes(conditions, webapp.status?.conditions, now, generation),
     ...(admitted.length > 0 ? { admitted: [...admitted] } : {}),
   };
@@ -188,6 +190,7 @@ function availableCondition(
   desired: number,
   pending: readonly ChildKindName[],
   kinds: readonly ChildKind[],
+  address?: string,
 ): ConditionState {
   const ready = `${dep?.readyReplicas ?? 0}/${desired} replicas are ready`;
   for (const k of kinds) {
@@ -198,9 +201,25 @@ function availableCondition(
       ? cond("Available", false, `${k.kind}Creating`, `creating ${what}${counts}`)
       : cond("Available", false, `${k.kind}NotFound`, `${what} controlled by this WebApp does not exist${counts}`);
   }
+  const said = address ? `${ready}; ${address}` : ready;
   return dep && (dep.available ?? dep.availableReplicas >= desired)
-    ? cond("Available", true, "DeploymentAvailable", ready)
-    : cond("Available", false, "DeploymentUnavailable", ready);
+    ? cond("Available", true, "DeploymentAvailable", said)
+    : cond("Available", false, "DeploymentUnavailable", said);
+}
+
+/**
+ * What the WebApp's Ingress says of its address: status.url once the Ingress controller gave it one (an IP or a host
+ * name in status.loadBalancer), and a message either way. No address is no reason to be unready: the pods serve
+ * inside the cluster, and a cluster may have no Ingress controller at all.
+ */
+function exposedAt(spec: WebAppSpec, ingress: KubeObject): { url?: string; message: string } {
+  const balancers = (ingress.status as { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } })
+    ?.loadBalancer?.ingress;
+  const url = balancers?.some((b) => b.ip || b.hostname) ? exposedUrl(spec) : undefined;
+  const name = ingress.metadata.name;
+  return url
+    ? { url, message: `serving at ${url}` }
+    : { message: `Ingress ${name} has no address yet (is an Ingress controller running for its class?)` };
 }
 
 /** What the Deployment itself reports as stuck: its progress deadline passed, or it cannot create pods. */
@@ -233,6 +252,7 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
     a.readyReplicas === b.readyReplicas &&
     a.availableReplicas === b.availableReplicas &&
     a.selector === b.selector &&
+    a.url === b.url &&
     sameAdmitted(a.admitted, b.admitted) &&
     conditionsEqual(withoutFalseAbnormal(a.conditions), withoutFalseAbnormal(b.conditions))
   );

@@ -158,6 +158,28 @@ export const SPEC_CASES: SpecCase[] = [
   },
   { what: "disruptionBudget enabled as a string", spec: app({ disruptionBudget: { enabled: "false" } }) },
   { what: "disruptionBudget with an unknown field", spec: app({ disruptionBudget: { maxSurge: 1 } }) },
+  { what: "expose with a host", spec: app({ expose: { host: "shop.example.com" } }) },
+  {
+    what: "expose with every field",
+    spec: app({
+      expose: { host: "shop.example.com", path: "/api", ingressClassName: "nginx", tlsSecretName: "shop-tls" },
+    }),
+  },
+  { what: "expose on a wildcard host", spec: app({ expose: { host: "*.example.com" } }) },
+  { what: "expose without a host", spec: app({ expose: { path: "/" } }) },
+  { what: "expose on an upper-case host", spec: app({ expose: { host: "Shop.example.com" } }) },
+  { what: "expose on a host with a port", spec: app({ expose: { host: "shop.example.com:8080" } }) },
+  { what: "expose on a wildcard in the middle", spec: app({ expose: { host: "shop.*.example.com" } }) },
+  { what: "expose on a path without /", spec: app({ expose: { host: "a.example.com", path: "api" } }) },
+  {
+    what: "expose with an invalid class name",
+    spec: app({ expose: { host: "a.example.com", ingressClassName: "Nginx_Class" } }),
+  },
+  {
+    what: "expose with an invalid TLS Secret name",
+    spec: app({ expose: { host: "a.example.com", tlsSecretName: "tls/x" } }),
+  },
+  { what: "expose on a host of 254 characters", spec: app({ expose: { host: `${"a".repeat(250)}.com` } }) },
   { what: "healthCheck with only a path", spec: app({ healthCheck: { path: "/" } }) },
   { what: "healthCheck without a path", spec: app({ healthCheck: { port: 8080 } }) },
   { what: "healthCheck with a path without /", spec: app({ healthCheck: { path: "healthz" } }) },

@@ -21,7 +21,7 @@ describe("the spec `devctl webapp create` sends", () => {
     expect(validSpec(flags({ replicas: "3" }))).toEqual({ image: "shop:v3", replicas: 3, port: 8080 });
   });
 
-  test("each new flag sets its field: env, envFrom, healthCheck, resource requests, podSecurity", () => {
+  test("each new flag sets its field: env, envFrom, healthCheck, resource requests, podSecurity, expose", () => {
     const spec = validSpec(
       flags({
         env: ["MODE=production", "DSN=postgres://h/db?sslmode=require", "EMPTY="],
@@ -30,6 +30,7 @@ describe("the spec `devctl webapp create` sends", () => {
         cpu: "250m",
         memory: "256Mi",
         restricted: true,
+        host: "shop.example.com",
       }),
     );
     expect(spec).toEqual({
@@ -45,6 +46,7 @@ describe("the spec `devctl webapp create` sends", () => {
       healthCheck: { path: "/healthz" },
       resources: { requests: { cpu: "250m", memory: "256Mi" } },
       podSecurity: "restricted",
+      expose: { host: "shop.example.com" },
     });
   });
 
@@ -63,6 +65,7 @@ describe("the spec `devctl webapp create` sends", () => {
       "health-path": "healthz",
       cpu: "half",
       memory: "-1Gi",
+      host: "Shop.Example.com:80",
     });
     expect(message.split("; ").map((m) => m.slice(0, m.indexOf(":")))).toEqual([
       'invalid WebApp "shop"',
@@ -70,6 +73,7 @@ describe("the spec `devctl webapp create` sends", () => {
       "spec.resources.requests.cpu (--cpu)",
       "spec.resources.requests.memory (--memory)",
       "spec.healthCheck.path (--health-path)",
+      "spec.expose.host (--host)",
     ]);
     expect(message).toStartWith(
       'invalid WebApp "shop": spec.env[0].name (--env): must be an environment variable name',

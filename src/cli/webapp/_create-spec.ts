@@ -6,7 +6,8 @@
  * - Each flag sets one field: --image, --port, --replicas, --image-pull-policy as named; --env NAME=VALUE (each
  *   one an item of spec.env), --env-from-secret NAME (each one a spec.envFrom secretRef), --health-path
  *   (spec.healthCheck.path), --cpu and --memory (spec.resources.requests: what the scheduler reserves for each pod),
- *   --restricted (spec.podSecurity: restricted). A flag left out leaves its field out.
+ *   --restricted (spec.podSecurity: restricted), --host (spec.expose.host: an Ingress for it). A flag left out leaves
+ *   its field out.
  * - Refused before anything is sent: a --env without "=" by its flag's own check (parseEnvFlag), every other bad
  *   value by the schema, each issue with its field and the flag that set it: `spec.resources.requests.cpu (--cpu):
  *   must be a quantity ...`, all in one UsageError.
@@ -28,6 +29,7 @@ export interface CreateFlags {
   cpu?: string;
   memory?: string;
   restricted?: boolean;
+  host?: string;
 }
 
 /** The spec field each flag sets (a field and everything under it). */
@@ -43,6 +45,7 @@ const FLAG_OF: [path: string, flag: string][] = [
   ["spec.resources.requests.cpu", "--cpu"],
   ["spec.resources.requests.memory", "--memory"],
   ["spec.podSecurity", "--restricted"],
+  ["spec.expose", "--host"],
 ];
 
 const flagOf = (path: string): string | undefined =>
@@ -76,6 +79,7 @@ export function draftSpec(f: CreateFlags): Record<string, unknown> {
     ...(f["health-path"] !== undefined ? { healthCheck: { path: f["health-path"] } } : {}),
     ...(Object.keys(requests).length > 0 ? { resources: { requests } } : {}),
     ...(f.restricted ? { podSecurity: "restricted" } : {}),
+    ...(f.host !== undefined ? { expose: { host: f.host } } : {}),
   };
   return spec;
 }

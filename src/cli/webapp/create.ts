@@ -1,7 +1,7 @@
 /**
  * `devctl webapp create NAME --image --port [--replicas] [--image-pull-policy] [--env NAME=VALUE]...
- * [--env-from-secret NAME]... [--health-path /PATH] [--cpu Q] [--memory Q] [--restricted]`: validated first with the
- * same schema the operator and the CRD use (_create-spec.ts: a bad value is a usage error naming its field and flag,
+ * [--env-from-secret NAME]... [--health-path /PATH] [--cpu Q] [--memory Q] [--restricted] [--host HOST]`: validated
+ * first with the same schema the operator and the CRD use (_create-spec.ts: a bad value is a usage error naming its field and flag,
  * exit 2, before any kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server`
  * has the API server check it (admission, schema) and store nothing.
  */
@@ -28,7 +28,7 @@ Examples:
   devctl webapp create web --image registry.local/web:dev --port 80 --image-pull-policy Never
   devctl webapp create shop --image registry.example.com/shop:v3 --port 8080 --replicas 3 \\
     --env MODE=production --env-from-secret shop-db --health-path /healthz \\
-    --cpu 250m --memory 256Mi --restricted`,
+    --cpu 250m --memory 256Mi --restricted --host shop.example.com`,
   },
   args: {
     name: {
@@ -80,6 +80,12 @@ Examples:
       type: "boolean",
       description:
         'Meet the Pod Security "restricted" profile (non-root, no privilege escalation, no capabilities): spec.podSecurity',
+    },
+    host: {
+      type: "string",
+      valueHint: "HOST",
+      description:
+        "Host name to answer on outside the cluster, e.g. shop.example.com: an Ingress to the Service (spec.expose)",
     },
     "dry-run": dryRunFlag("client: print the WebApp as YAML, create nothing; server: the API server checks it"),
     ...clusterArgs,
