@@ -223,7 +223,10 @@ describe("a WebApp's production fields on the real node", () => {
     const unhealthy = await within("notfound", "the kubelet's Unhealthy event for its pod", async (_w, pods) => {
       const pod = pods.find((p) => p.status?.phase === "Running");
       const events = pod ? await podEvents(pod) : [];
-      return events.find((e) => e.reason === "Unhealthy" && e.message.startsWith("Readiness probe failed:"));
+      // The first may be "connection refused", from before httpd listens: wait for the one that tells the 404.
+      return events.find(
+        (e) => e.reason === "Unhealthy" && e.message.startsWith("Readiness probe failed:") && e.message.includes("404"),
+      );
     });
     timings.notfoundUnhealthyEvent = Date.now() - (created.notfound ?? 0);
     expect(unhealthy.type).toBe("Warning");
@@ -241,17 +244,18 @@ describe("a WebApp's production fields on the real node", () => {
     console.error(`notfound conditions: ${JSON.stringify(w.status?.conditions)}`);
   });
 
-  // Expected to fail until the operator names the failing probe in the status (issue #31, in progress elsewhere).
+  // The operator reads the kubelet's newest Unhealthy event of a pod its probe keeps unready (pod-failures.ts).
   realTest(
     "healthCheck on a path that answers 404: the WebApp's Ready or Degraded message names the failing readiness probe",
     async () => {
       if (!created.notfound) await createApp("notfound", { healthCheck: { path: "/healthz" } });
-      const message = await within("notfound", 'Ready or Degraded saying "Readiness probe failed"', (w) =>
+      // Its first failure may be "connection refused" (before httpd listens); the status follows the newest.
+      const message = await within("notfound", 'Ready or Degraded saying "Readiness probe failed ... 404"', (w) =>
         ["Ready", "Degraded"]
           .map((t) => conditionOf(w, t)?.message ?? "")
-          .find((m) => m.includes("Readiness probe failed")),
+          .find((m) => m.includes("Readiness probe failed") && m.includes("404")),
       );
-      expect(message).toContain("404");
+      expect(message).toContain("container app: Readiness probe failed: HTTP probe failed with statuscode: 404");
     },
   );
 

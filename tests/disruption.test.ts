@@ -1,0 +1,117 @@
+/**
+ * A WebApp's PodDisruptionBudget (issue #31) against a real API server and kube-controller-manager's disruption
+ * controller, the way a node drain meets it (`kubectl drain` evicts through the eviction subresource):
+ * - a WebApp of 3 replicas gets test-app-pdb, owned, maxUnavailable 1; once the disruption controller counts its 3
+ *   healthy pods, one eviction is allowed and a second one at once is refused (429, the budget);
+ * - scaled to 1 replica it has none: the operator deletes it, with a Deleted event saying why;
+ * - spec.disruptionBudget.minAvailable replaces maxUnavailable on the same object (no second one).
+ * The pods are KWOK's (ready as soon as they are bound), which is all the disruption controller reads.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { POD_DISRUPTION_BUDGETS } from "../src/kube/resources.ts";
+import type { KubeObject } from "../src/kube/types.ts";
+import { type OperatorProcess, startOperator } from "./_operator.ts";
+import {
+  conditionOf,
+  ensureCrd,
+  eventsOnceSeen,
+  eventually,
+  getOrUndefined,
+  kube,
+  PODS,
+  tempNamespace,
+  WEBAPPS,
+  type WebAppLike,
+  webapp,
+} from "./_support.ts";
+
+interface Budget extends KubeObject {
+  spec?: { maxUnavailable?: number; minAvailable?: number; unhealthyPodEvictionPolicy?: string };
+  status?: { currentHealthy?: number; disruptionsAllowed?: number; observedGeneration?: number };
+}
+
+const NAME = "shop";
+const PDB = `${NAME}-pdb`;
+let ns: Awaited<ReturnType<typeof tempNamespace>>;
+let op: OperatorProcess;
+
+beforeAll(async () => {
+  await ensureCrd();
+  ns = await tempNamespace("disruption");
+  op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
+});
+
+afterAll(async () => {
+  const code = await op?.stop();
+  await ns?.drop();
+  expect(code).toBe(0);
+});
+
+/** The eviction `kubectl drain` sends for a pod: the HTTP status the API server answers with. */
+async function evict(pod: string): Promise<number> {
+  const body = { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: pod, namespace: ns.name } };
+  try {
+    await kube.raw("POST", `/api/v1/namespaces/${ns.name}/pods/${pod}/eviction`, body);
+    return 201;
+  } catch (e) {
+    return (e as { code?: number }).code ?? 0;
+  }
+}
+
+const budget = () => getOrUndefined<Budget>(POD_DISRUPTION_BUDGETS, PDB, ns.name);
+
+describe("a WebApp's PodDisruptionBudget", () => {
+  test("3 replicas: owned, maxUnavailable 1; a drain may evict one pod, the second at once is refused", async () => {
+    await kube.create(WEBAPPS, webapp(NAME, ns.name, { image: "nginx:1.25", replicas: 3, port: 80 }));
+    const pdb = await eventually(
+      async () => {
+        const b = await budget();
+        return b && (b.status?.currentHealthy ?? 0) >= 3 && (b.status?.disruptionsAllowed ?? 0) >= 1 ? b : undefined;
+      },
+      60_000,
+      "the budget, with 3 healthy pods counted",
+    );
+    expect(pdb.spec).toMatchObject({ maxUnavailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow" });
+    expect(pdb.metadata.ownerReferences?.[0]).toMatchObject({ kind: "WebApp", name: NAME, controller: true });
+    const ready = await eventually(
+      async () => {
+        const wa = await getOrUndefined<WebAppLike>(WEBAPPS, NAME, ns.name);
+        return conditionOf(wa, "Ready")?.status === "True" ? wa : undefined;
+      },
+      60_000,
+      "the WebApp Ready",
+    );
+    expect(conditionOf(ready, "Available")?.status).toBe("True");
+
+    const pods = (await kube.list<KubeObject>(PODS, { namespace: ns.name, labelSelector: `app=${NAME}` })).items;
+    const [first, second] = pods.map((p) => p.metadata.name as string).sort();
+    expect(await evict(first as string)).toBe(201);
+    expect(await evict(second as string)).toBe(429);
+  });
+
+  test("minAvailable instead: the same object carries it, maxUnavailable gone", async () => {
+    const wa = (await kube.get<WebAppLike>(WEBAPPS, NAME, ns.name)) as WebAppLike & { spec: Record<string, unknown> };
+    await kube.patch(WEBAPPS, NAME, ns.name, { spec: { disruptionBudget: { minAvailable: 2 } } }, "merge");
+    const uid = (await budget())?.metadata.uid;
+    const changed = await eventually(
+      async () => {
+        const b = await budget();
+        return b?.spec?.minAvailable === 2 ? b : undefined;
+      },
+      30_000,
+      "minAvailable 2 on the budget",
+    );
+    expect(changed.spec?.maxUnavailable).toBeUndefined();
+    expect(changed.metadata.uid).toBe(uid as string);
+    expect(wa.spec.replicas).toBe(3);
+  });
+
+  test("scaled to 1 replica: the budget is deleted, with a Deleted event saying why", async () => {
+    await kube.patch(WEBAPPS, NAME, ns.name, { spec: { replicas: 1, disruptionBudget: null } }, "merge");
+    await eventually(async () => (await budget()) === undefined, 30_000, "the budget deleted");
+    const events = await eventsOnceSeen(ns.name, NAME, (e) => e.reason === "Deleted", "the Deleted event");
+    expect(events.find((e) => e.reason === "Deleted")?.message).toBe(
+      `PodDisruptionBudget ${PDB} deleted: the WebApp runs fewer than 2 replicas`,
+    );
+  });
+});
