@@ -28,14 +28,14 @@ export async function freePort(): Promise<number> {
 
 export async function startOperator(
   args: string[],
-  opts: { env?: Record<string, string>; waitReady?: boolean } = {},
+  opts: { env?: Record<string, string>; waitReady?: boolean; binary?: string } = {},
 ): Promise<OperatorProcess> {
   const port = await freePort();
   const metricsUrl = `http://127.0.0.1:${port}`;
   let out = "";
   const proc = Bun.spawn(
     [
-      DEVCTL,
+      opts.binary ?? DEVCTL,
       "operator",
       "run",
       "--kubeconfig",
