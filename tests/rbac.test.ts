@@ -124,6 +124,7 @@ describe("the installed operator's ServiceAccount", () => {
       ),
       ...each(["create", "patch"], ["events"], ns),
       ...each(["list"], ["pods", "events"], [...ns, "*"]),
+      ...each(["list", "watch"], ["ingressclasses.networking.k8s.io"], [""]),
       ...each(["get", "create", "update", "list", "watch"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
     ];
   };
@@ -265,6 +266,7 @@ describe("the installed operator's ServiceAccount", () => {
       services: "create delete get list patch watch",
       "poddisruptionbudgets.policy": "create delete get list patch watch",
       "ingresses.networking.k8s.io": "create delete get list patch watch",
+      "ingressclasses.networking.k8s.io": "list watch",
       events: "create list patch",
       pods: "list",
     };

@@ -96,6 +96,8 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "policy", "poddisruptionbudgets")).toEqual(children);
     expect(verbsOf(clusterRules, "networking.k8s.io", "ingresses")).toEqual(children);
+    // IngressClasses: cached by name, never read one by one or written.
+    expect(verbsOf(clusterRules, "networking.k8s.io", "ingressclasses")).toEqual(["list", "watch"]);
     // Events: the recorder creates and patches; the kubelet's Unhealthy events of an unready pod are listed.
     expect(verbsOf(clusterRules, "", "events")).toEqual(["create", "list", "patch"]);
     // Pods of a WebApp that is not Ready are listed on demand: never watched, read one by one or written.
@@ -103,6 +105,7 @@ describe("RBAC", () => {
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([
       "deployments",
       "events",
+      "ingressclasses",
       "ingresses",
       "poddisruptionbudgets",
       "pods",

@@ -42,6 +42,8 @@ export function operatorRules(): PolicyRule[] {
     { apiGroups: [GROUP], resources: [`${PLURAL}/finalizers`], verbs: ["update"] },
     // The children (api's CHILD_RESOURCES): looked up, created, cached (list/watch), server-side applied (patch).
     ...CHILD_RESOURCES.map((rt) => ({ apiGroups: [rt.group], resources: [rt.plural], verbs: [...CHILD_VERBS] })),
+    // IngressClasses are cached (names only) to report a spec.expose.ingressClassName that names none.
+    { apiGroups: ["networking.k8s.io"], resources: ["ingressclasses"], verbs: ["list", "watch"] },
     // Pods of a WebApp that is not Ready are listed on demand to report why (reconciler.ts podFailures);
     // never watched or cached, never read one by one, never written.
     { apiGroups: [""], resources: ["pods"], verbs: ["list"] },

@@ -16,6 +16,7 @@ export const DEPLOYMENTS = resource("apps", "v1", "deployments", "Deployment");
 export const SERVICES = resource("", "v1", "services", "Service");
 export const PODS = resource("", "v1", "pods", "Pod");
 export const INGRESSES = resource("networking.k8s.io", "v1", "ingresses", "Ingress");
+export const INGRESS_CLASSES = resource("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false);
 export const POD_DISRUPTION_BUDGETS = resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget");
 export const EVENTS = resource("", "v1", "events", "Event");
 export const NAMESPACES = resource("", "v1", "namespaces", "Namespace", false);

@@ -41,6 +41,12 @@ export function shapeChild(obj: KubeObject): KubeObject {
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
 }
 
+/** An object only its name (and identity) matters of, e.g. an IngressClass: cached as that alone. */
+export function nameOnly(obj: KubeObject): KubeObject {
+  const { name, uid, resourceVersion } = obj.metadata;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, uid, resourceVersion } };
+}
+
 /** A WebApp as the cache keeps it: without managedFields and the last-applied annotation. */
 export function shapeWebApp<T extends WebAppObject>(obj: T): T {
   return { ...obj, metadata: withoutBulk(obj.metadata) };

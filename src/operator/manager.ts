@@ -15,6 +15,7 @@ import { hostname } from "node:os";
 import type { WebAppObject } from "../api/webapp.ts";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { createKubeClient } from "../kube/client.ts";
+import { INGRESS_CLASSES } from "../kube/resources.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { controllerBuilder } from "../runtime/builder.ts";
@@ -30,7 +31,7 @@ import { type Activity, createActivity, createQuietGate } from "../runtime/quiet
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { type Address, serveEndpoints } from "../server/endpoints.ts";
 import type { Probe } from "../server/http.ts";
-import { shapeChild, shapeWebApp } from "./cache-shape.ts";
+import { nameOnly, shapeChild, shapeWebApp } from "./cache-shape.ts";
 import { CHILD_KINDS, type PerKind, perKind } from "./child-kinds.ts";
 import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
@@ -159,11 +160,13 @@ export interface WebAppCaches {
   webapps: Informer<KubeObject & WebAppObject>;
   /** Every object of each kind of child (child-kinds.ts). */
   children: PerKind<Informer<KubeObject>>;
+  /** The cluster's IngressClasses (names only), for spec.expose.ingressClassName. */
+  ingressClasses: Informer<KubeObject>;
 }
 
-/** The WebApps' informer, then the children's, in CHILD_KINDS order. */
+/** The WebApps' informer, then the children's, in CHILD_KINDS order, then the IngressClasses'. */
 function allInformers(caches: WebAppCaches): Informer<KubeObject>[] {
-  return [caches.webapps, ...CHILD_KINDS.map((k) => caches.children[k.kind])];
+  return [caches.webapps, ...CHILD_KINDS.map((k) => caches.children[k.kind]), caches.ingressClasses];
 }
 
 /**
@@ -186,6 +189,7 @@ export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Cloc
   return {
     webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE, shapeWebApp),
     children: perKind((k) => informers<KubeObject>(k.rt, shapeChild)),
+    ingressClasses: createInformer<KubeObject>(client, INGRESS_CLASSES, { ...informerOpts, transform: nameOnly }),
   };
 }
 
@@ -199,7 +203,8 @@ function webAppController(
 ): Controller {
   const { webapps, children } = caches;
   const logger = opts.logger;
-  const reconciler = createWebAppReconciler({ client, webapps, children, recorder, clock, logger });
+  const { ingressClasses } = caches;
+  const reconciler = createWebAppReconciler({ client, webapps, children, ingressClasses, recorder, clock, logger });
   const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE);
   for (const k of CHILD_KINDS) {
     // Told of every child event before a pass can run for it (WrittenChildren.observed: a creation seen deleted).

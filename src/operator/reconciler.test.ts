@@ -54,6 +54,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
   const api = createFakeApiServer("default", () => clock.now());
   const webapps = new Map<string, WebAppObject>();
   const caches = perKind(() => new Map<string, KubeObject>());
+  const ingressClasses = new Map<string, KubeObject>();
   const { Deployment: deployments, Service: services, PodDisruptionBudget: budgets } = caches;
   const events: RecordedEvent[] = [];
   const recorder: EventRecorder = {
@@ -67,6 +68,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
       client: opts.wrap ? opts.wrap(api.client) : api.client,
       webapps,
       children: caches,
+      ingressClasses,
       recorder,
       clock,
       logger: silent,
@@ -84,6 +86,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
     deployments,
     services,
     budgets,
+    ingressClasses,
     events,
     /** A WebApp the API server has and the cache holds. */
     stored(app: WebAppObject): WebAppObject {
@@ -576,6 +579,31 @@ describe("an exposed WebApp (spec.expose: an Ingress to its Service)", () => {
     await w.reconcile();
     expect(w.api.actions.filter((a) => a.method === "DELETE").map((a) => a.path)).toEqual([`${INGS}/test-app-ingress`]);
     expect(w.events.at(-1)?.message).toBe("Ingress test-app-ingress deleted: spec.expose was removed");
+  });
+
+  test("naming an IngressClass the cluster does not have: Stalled IngressClassNotFound with a Warning, until it exists", async () => {
+    const w = world();
+    const classy = testApp({ replicas: 1, expose: { host: "shop.example.com", ingressClassName: "nginx" } });
+    w.stored(classy);
+    await w.created();
+    w.cached(liveDeployment(classy));
+    w.childrenCached();
+    w.resync();
+    expect(await w.reconcile()).toEqual(requeueAfter(RECHECK_MS));
+    const stalled = findCondition(statusOf(w)?.conditions, "Stalled");
+    expect(stalled).toMatchObject({ status: "True", reason: "IngressClassNotFound" });
+    expect(stalled?.message).toStartWith("IngressClass nginx (spec.expose.ingressClassName) does not exist");
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["IngressClassNotFound"]);
+    // Installed since: the next look clears it.
+    w.ingressClasses.set("nginx", {
+      apiVersion: "networking.k8s.io/v1",
+      kind: "IngressClass",
+      metadata: { name: "nginx" },
+    });
+    w.resync();
+    await w.reconcile();
+    expect(findCondition(statusOf(w)?.conditions, "Stalled")).toBeUndefined();
+    expect(findCondition(statusOf(w)?.conditions, "Ready")?.status).toBe("True");
   });
 });
 

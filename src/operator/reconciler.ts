@@ -37,7 +37,8 @@ import { type Cache, convergeChildren, type Observed } from "./children.ts";
 import { WebAppMemory, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts";
 import { isControlledBy } from "./diff.ts";
 import { podFailures } from "./pod-failures.ts";
-import { computeStatus, type LiveChildren, podProblems } from "./status.ts";
+import { ingressName } from "./desired.ts";
+import { computeStatus, type LiveChildren, type Problem, podProblems } from "./status.ts";
 import { writeStatus } from "./status-write.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
@@ -55,6 +56,8 @@ export interface ReconcilerDeps {
   webapps: Cache<WebAppObject>;
   /** Every child of its kind, by "namespace/name" (child-kinds.ts). */
   children: PerKind<Cache<KubeObject>>;
+  /** The cluster's IngressClasses, by name: spec.expose.ingressClassName must name one. */
+  ingressClasses: Cache<KubeObject>;
   recorder: EventRecorder;
   clock: Clock;
   logger: Logger;
@@ -125,7 +128,8 @@ async function settle(
   observed: Extract<Observed, { kind: "observed" }>,
   signal: AbortSignal,
 ): Promise<Outcome> {
-  const { live, problems, failure } = observed;
+  const { live, failure } = observed;
+  const problems = [...observed.problems, ...ingressClassProblems(deps, parsed)];
   const now = deps.clock.now();
   const seen = { pending: observed.pending, admitted: observed.admitted };
   let status = computeStatus(webapp, live, problems, now, seen);
@@ -156,6 +160,24 @@ async function settle(
   if (wantPods) return requeueAfter(NOT_READY_RECHECK_MS);
   if (notReady === undefined) return done();
   return requeueAfter(POD_CHECK_AFTER_MS - notReady);
+}
+
+/**
+ * spec.expose.ingressClassName names an IngressClass the cluster does not have: the Ingress is written, but no
+ * controller will ever give it an address. Looked at again after RECHECK_MS (IngressClasses are cached, not mapped).
+ */
+function ingressClassProblems(deps: ReconcilerDeps, webapp: WebApp): Problem[] {
+  const name = webapp.spec.expose?.ingressClassName;
+  if (name === undefined || deps.ingressClasses.get(name)) return [];
+  return [
+    {
+      reason: "IngressClassNotFound",
+      message:
+        `IngressClass ${name} (spec.expose.ingressClassName) does not exist: no Ingress controller will serve ` +
+        `Ingress ${ingressName(webapp.metadata.name)}; pick one of kubectl get ingressclasses, or leave the field ` +
+        "out for the cluster's default",
+    },
+  ];
 }
 
 /** Every child in `live` is still in its cache, the same object (uid) as this pass used. */

@@ -52,6 +52,7 @@ export type ProblemReason =
   | "Forbidden"
   | "ProgressDeadlineExceeded"
   | "ReplicaFailure"
+  | "IngressClassNotFound"
   | PodFailureReason;
 const STALLS: Record<ProblemReason, boolean> = {
   ...(Object.fromEntries(POD_FAILURE_REASONS.map((r) => [r, true])) as Record<PodFailureReason, true>),
@@ -61,6 +62,7 @@ const STALLS: Record<ProblemReason, boolean> = {
   Forbidden: true,
   ProgressDeadlineExceeded: true,
   ReplicaFailure: true,
+  IngressClassNotFound: true,
   ApplyFailed: false,
 };
 /** Something that keeps the WebApp from converging; becomes the Degraded (and maybe Stalled) condition. */
