@@ -87,7 +87,8 @@ const portNumber = (description: string) =>
     v.maxValue(65535, atMost(65535)),
   );
 
-const whole = (description: string, min: number, max: number) =>
+/** An optional whole number in [min, max], with its description. */
+export const whole = (description: string, min: number, max: number) =>
   v.optional(
     v.pipe(
       v.number(),

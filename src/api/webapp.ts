@@ -16,7 +16,7 @@ import type { ObjectMeta, ResourceType } from "../kube/types.ts";
 import { atLeast, atMost, wholeNumber } from "./_messages.ts";
 import { cel, openapi } from "./openapi.ts";
 import { ExposeField } from "./expose.ts";
-import { healthCheckAlone, POD_TEMPLATE_FIELDS } from "./pod-template.ts";
+import { healthCheckAlone, POD_TEMPLATE_FIELDS, whole } from "./pod-template.ts";
 
 export const GROUP = "apps.example.com";
 export const VERSION = "v1";
@@ -121,16 +121,7 @@ export const DEFAULT_MAX_UNAVAILABLE = 1;
 /** The fewest replicas a WebApp needs before the operator keeps a PodDisruptionBudget for it. */
 export const DISRUPTION_BUDGET_MIN_REPLICAS = 2;
 
-const budgetCount = (what: string, min: number) =>
-  v.optional(
-    v.pipe(
-      v.number(),
-      v.description(what),
-      v.integer(wholeNumber),
-      v.minValue(min, atLeast(min)),
-      v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
-    ),
-  );
+const budgetCount = (what: string, min: number) => whole(what, min, WEBAPP_MAX_REPLICAS);
 
 const ONE_BOUND_MESSAGE =
   "maxUnavailable and minAvailable cannot both be set (a PodDisruptionBudget takes one): remove one of them";
