@@ -10,6 +10,7 @@
  * - healthCheck is shown as the two probes it becomes, with the defaults Kubernetes gives what it leaves out.
  */
 import { DEFAULT_FAILURE_THRESHOLD, LIVENESS_FAILURE_FACTOR } from "../../api/pod-template.ts";
+import { DEFAULT_MAX_UNAVAILABLE } from "../../api/webapp.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -87,6 +88,25 @@ function healthCheckLines(h: unknown, specPort: unknown): [string, string][] {
   ];
 }
 
+/** spec.disruptionBudget as its PodDisruptionBudget says it (from 2 replicas; see the Replicas row). */
+function budgetLine(b: unknown): string {
+  if (!isObject(b)) return "<invalid>";
+  if (b.enabled === false) return "none (enabled: false)";
+  if (b.minAvailable !== undefined) return `min available ${str(b.minAvailable)}`;
+  return `max unavailable ${str(b.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE)}`;
+}
+
+/** spec.expose as the address it asks for: "https://shop.example.com/api (class nginx, TLS secret shop-tls)". */
+function exposeLine(e: unknown): string {
+  if (!isObject(e) || typeof e.host !== "string") return "<invalid>";
+  const scheme = e.tlsSecretName !== undefined ? "https" : "http";
+  const extra = [
+    ...(e.ingressClassName !== undefined ? [`class ${str(e.ingressClassName)}`] : []),
+    ...(e.tlsSecretName !== undefined ? [`TLS secret ${str(e.tlsSecretName)}`] : []),
+  ];
+  return `${scheme}://${e.host}${typeof e.path === "string" ? e.path : "/"}${extra.length ? ` (${extra.join(", ")})` : ""}`;
+}
+
 /** Rows of "Key: value" for the spec's pod-template fields, and the nested Environment lines. */
 export function templateRows(spec: Loose): {
   rows: [string, string][];
@@ -102,6 +122,8 @@ export function templateRows(spec: Loose): {
   if (spec.livenessProbe !== undefined) rows.push(["Liveness", probeLine(spec.livenessProbe)]);
   if (spec.startupProbe !== undefined) rows.push(["Startup", probeLine(spec.startupProbe)]);
   if (spec.podSecurity !== undefined) rows.push(["Pod Security", str(spec.podSecurity)]);
+  if (spec.disruptionBudget !== undefined) rows.push(["Disruption Budget", budgetLine(spec.disruptionBudget)]);
+  if (spec.expose !== undefined) rows.push(["Expose", exposeLine(spec.expose)]);
   if (spec.imagePullSecrets !== undefined)
     rows.push(["Image Pull Secrets", (list(spec.imagePullSecrets) ?? ["<invalid>"]).map(str).join(", ")]);
   for (const [key, field] of [

@@ -61,6 +61,19 @@ describe("describeWebApp's Spec section", () => {
     ]);
   });
 
+  test("the disruption budget and the address, as the objects they become", () => {
+    const rows = (spec: Record<string, unknown>) =>
+      specBlock({ image: "x", replicas: 3, port: 80, ...spec }).filter((l) => /Disruption|Expose/.test(l));
+    expect(rows({ disruptionBudget: {} })).toEqual(["  Disruption Budget:  max unavailable 1"]);
+    expect(rows({ disruptionBudget: { minAvailable: 2 } })).toEqual(["  Disruption Budget:  min available 2"]);
+    expect(rows({ disruptionBudget: { enabled: false } })).toEqual(["  Disruption Budget:  none (enabled: false)"]);
+    expect(rows({ expose: { host: "shop.example.com" } })).toEqual(["  Expose:    http://shop.example.com/"]);
+    expect(
+      rows({ expose: { host: "shop.example.com", path: "/api", ingressClassName: "nginx", tlsSecretName: "tls" } }),
+    ).toEqual(["  Expose:    https://shop.example.com/api (class nginx, TLS secret tls)"]);
+    expect(rows({ expose: "shop" })).toEqual(["  Expose:    <invalid>"]);
+  });
+
   test("a field of an unexpected shape reads <invalid>, it does not throw", () => {
     expect(
       specBlock({ image: "x", port: 80, env: "A=1", readinessProbe: { periodSeconds: 5 }, podLabels: [] }),

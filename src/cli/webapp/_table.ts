@@ -1,14 +1,14 @@
 /**
  * The WebApp table, column for column what `kubectl get webapps` prints from the CRD's printer
  * columns: NAME IMAGE DESIRED AVAILABLE READY REASON AGE (NAMESPACE first with -A); `-o wide` adds PORT,
- * PROGRESSING and DEGRADED. A value the object does not have is an empty cell, as kubectl leaves it.
+ * PROGRESSING, DEGRADED and URL (status.url, where spec.expose answers). A value the object does not have is an empty cell, as kubectl leaves it.
  * Pure: `now` is given.
  */
 import type { WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 
 export const HEADERS = ["NAME", "IMAGE", "DESIRED", "AVAILABLE", "READY", "REASON", "AGE"] as const;
-export const WIDE_HEADERS = ["PORT", "PROGRESSING", "DEGRADED"] as const;
+export const WIDE_HEADERS = ["PORT", "PROGRESSING", "DEGRADED", "URL"] as const;
 
 const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 const condition = (w: WebAppObject, type: string) => text(w.status?.conditions?.find((c) => c.type === type)?.status);
@@ -29,7 +29,8 @@ export function webAppRow(w: WebAppObject, now: number, wide = false): string[] 
     text(w.status?.conditions?.find((c) => c.type === "Ready")?.reason),
     created === undefined ? "<unknown>" : humanDuration(now - created),
   ];
-  return wide ? [...row, text(spec.port), condition(w, "Progressing"), condition(w, "Degraded")] : row;
+  if (!wide) return row;
+  return [...row, text(spec.port), condition(w, "Progressing"), condition(w, "Degraded"), text(w.status?.url)];
 }
 
 export function webAppHeader(withNamespace: boolean, wide = false): string[] {
