@@ -28,6 +28,7 @@ import {
   conditionOf,
   ensureCrd,
   eventsFor,
+  eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
@@ -333,6 +334,36 @@ describe("a WebApp's production fields on the real node", () => {
     );
     expect(logs).toContain(`TOKEN=${secret} GREETING=hello PLAIN=plain-value CFG_MODE=prod`);
   });
+
+  realTest(
+    "env from a Secret that does not exist: Stalled CreateContainerConfigError naming it, with a Warning",
+    async () => {
+      await createApp("nosecret", {
+        env: [{ name: "TOKEN", valueFrom: { secretKeyRef: { name: "missing-secret", key: "token" } } }],
+      });
+      const w = await within("nosecret", "Stalled CreateContainerConfigError", (w) =>
+        conditionOf(w, "Stalled")?.reason === "CreateContainerConfigError" ? w : undefined,
+      );
+      expect(conditionOf(w, "Stalled")?.message).toContain('secret "missing-secret" not found');
+      expect(conditionOf(w, "Ready")).toMatchObject({ status: "False", reason: "CreateContainerConfigError" });
+      const events = await eventsOnceSeen(
+        nsOf("plain"),
+        "nosecret",
+        (e) => e.type === "Warning" && e.reason === "CreateContainerConfigError",
+        "the operator's Warning",
+      );
+      expect(events.some((e) => e.message.includes("missing-secret"))).toBe(true);
+      // Created since: the kubelet starts the container, and the WebApp turns Ready.
+      const where = ["-n", nsOf("plain")];
+      expect(kubectl(["create", "secret", "generic", "missing-secret", ...where, "--from-literal=token=x"]).code).toBe(
+        0,
+      );
+      created.nosecret = Date.now(); // within 60 s of the Secret's creation
+      await within("nosecret", "Ready once the Secret exists", (w) =>
+        conditionOf(w, "Ready")?.status === "True" ? w : undefined,
+      );
+    },
+  );
 
   realTest("podSecurity restricted: admitted and Ready where Pod Security enforces restricted", async () => {
     await createApp(
