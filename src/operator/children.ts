@@ -7,10 +7,10 @@
  *   created, and the one this WebApp controls is deleted (converge.ts removeChild); someone else's is left alone.
  * - Every child is converged at once, except for a new WebApp's (no status yet): when none of the wanted ones exists,
  *   the workload (the Deployment) is created alone and the pass ends as othersLater (the reconciler asks for a pass
- *   at LATER priority, which creates the others: the Service, the PodDisruptionBudget). In a burst every rollout (the slow part: the ReplicaSet, the
- *   pods, their readiness) starts before the Services are created; on a quiet queue the second pass follows at
- *   once. A workload not created (someone else's object in the way, a refusal) has the others converged in the same
- *   pass, after it (unless the WebApp turned out gone).
+ *   at LATER priority, which creates the others: the Service, the PodDisruptionBudget, the Ingress). In a burst
+ *   every rollout (the slow part: the ReplicaSet, the pods, their readiness) starts before the others are created;
+ *   on a quiet queue the second pass follows at once. A workload not created (someone else's object in the way, a
+ *   refusal) has the others converged in the same pass, after it (unless the WebApp turned out gone).
  * - One Created event names what a pass created, sent by that pass: an announcement left to a later pass would be
  *   lost if that pass never comes (another leader takes over in between). A new WebApp's is sent by the pass that
  *   creates its workload and names the others as next; their pass announces nothing more, unless it is another

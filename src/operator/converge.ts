@@ -17,11 +17,12 @@
  * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
  *   all the children created in one pass (announceCreated).
  * - A child of a kind the WebApp no longer wants (removeChild) is deleted when this WebApp controls it, with its uid
- *   and resourceVersion as preconditions (an object changed or replaced since is looked at again, never deleted
- *   blind); someone else's object of that name is left alone, and so is a missing one.
+ *   and resourceVersion as preconditions (an object changed or replaced since is looked at again by the pass its
+ *   newer version brings, never deleted blind); someone else's object of that name is left alone, and so is a
+ *   missing one.
  */
 import type { WebApp } from "../api/webapp.ts";
-import { isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
+import { isConflict, isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -181,7 +182,9 @@ export async function removeChild(
     await ctx.client.delete(kind.rt, name, namespace, { preconditions: { uid, resourceVersion }, signal: ctx.signal });
   } catch (e) {
     if (ctx.signal.aborted) throw e;
-    if (isNotFound(e)) return { kind: "unwanted", removed: false };
+    // Gone already; or changed since the cache showed it (a PodDisruptionBudget's status moves with every pod): the
+    // watch brings the newer object, whose pass looks again. Neither is a problem to report.
+    if (isNotFound(e) || isConflict(e)) return { kind: "unwanted", removed: false };
     const message = e instanceof Error ? e.message : String(e);
     const problem: Problem = isForbidden(e)
       ? { reason: "Forbidden", message: `the operator may not delete ${what}: ${message}` }

@@ -493,6 +493,25 @@ describe("a WebApp's PodDisruptionBudget (from 2 replicas, maxUnavailable 1 unle
     expect(findCondition(status?.conditions, "Available")?.status).toBe("True");
   });
 
+  test("changed since the cache showed it (its status moved): the DELETE's precondition fails quietly, the next pass deletes it", async () => {
+    const w = convergedWith({ replicas: 1 });
+    const before = liveBudget(testApp());
+    const moved = w.api.put(POD_DISRUPTION_BUDGET_RESOURCE, {
+      ...before,
+      metadata: { ...before.metadata, resourceVersion: "600" },
+      status: { currentHealthy: 2 },
+    });
+    await w.reconcile();
+    expect(deletes(w)).toHaveLength(1); // refused: 409 on the resourceVersion
+    expect(w.api.object(POD_DISRUPTION_BUDGET_RESOURCE, "default", "test-app-pdb")).toBeDefined();
+    expect(w.events.filter((e) => e.type === "Warning" || e.reason === "Deleted")).toEqual([]);
+    expect(degraded(w.statusWrites().at(-1))?.status).not.toBe("True");
+    w.watched("update", moved); // the watch brings the newer object
+    await w.reconcile();
+    expect(deletes(w)).toHaveLength(2);
+    expect(w.api.object(POD_DISRUPTION_BUDGET_RESOURCE, "default", "test-app-pdb")).toBeUndefined();
+  });
+
   test("turned off by spec.disruptionBudget.enabled false: deleted, saying so", async () => {
     const w = convergedWith({ disruptionBudget: { enabled: false } });
     await w.reconcile();
