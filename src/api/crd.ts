@@ -36,10 +36,10 @@ export const MANAGED_BY_DEVCTL = "devctl";
 export const SCHEMA_VERSION_ANNOTATION = "devctl.dev/crd-schema-version";
 /**
  * Bump when the generated schema changes in a way installs must notice (2: spec.imagePullPolicy, .status default;
- * 3: .status.admitted; 4: the pod-template fields of issue #31, spec.env ... spec.podAnnotations; 5: spec.disruptionBudget;
- * 6: spec.expose, status.url and its -o wide column). install/apply.ts
- * refuses to replace a CRD of a higher version: an older devctl's schema would prune the fields it does not know
- * from every stored WebApp.
+ * 3: .status.admitted; 4: the pod-template fields of issue #31, spec.env ... spec.podAnnotations;
+ * 5: spec.disruptionBudget; 6: spec.expose, status.url and its -o wide column). install/apply.ts refuses to replace
+ * a CRD of a higher version: an older devctl's schema would prune the fields it does not know from every stored
+ * WebApp.
  */
 export const CRD_SCHEMA_VERSION = "6";
 

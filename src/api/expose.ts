@@ -41,6 +41,14 @@ export const Expose = v.object({
 });
 export type Expose = v.InferOutput<typeof Expose>;
 
+/** The path routed when spec.expose.path is left out. */
+export const EXPOSE_DEFAULT_PATH = "/";
+
+/** Where an expose answers: https when it has a TLS Secret, else http; its path, / when left out. */
+export function exposeUrl(e: Pick<Expose, "host" | "path" | "tlsSecretName">): string {
+  return `${e.tlsSecretName !== undefined ? "https" : "http"}://${e.host}${e.path ?? EXPOSE_DEFAULT_PATH}`;
+}
+
 export const ExposeField = v.pipe(
   Expose,
   v.description(

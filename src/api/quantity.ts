@@ -49,7 +49,7 @@ function parse(q: string): Parsed | undefined {
 
 export const isQuantity = (q: string): boolean => parse(q) !== undefined;
 
-/** The amount of q ("512Mi", "1.5Gi", "500M", "1048576"; blanks around it ignored) as a number; undefined if not one. */
+/** The amount of q ("512Mi", "1.5Gi", "500M", "1048576"; blanks around it ignored); undefined if not a quantity. */
 export function quantityValue(q: string): number | undefined {
   const p = parse(q.trim());
   return p && Number(nanos(p)) / 1e9;

@@ -11,7 +11,7 @@
  *   and a test namespace) never overwrite each other's bindings.
  */
 import { CHILD_RESOURCES, GROUP, PLURAL } from "../api/webapp.ts";
-import { LEASES } from "../kube/resources.ts";
+import { INGRESS_CLASSES, LEASES } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
 
 export interface PolicyRule {
@@ -43,7 +43,7 @@ export function operatorRules(): PolicyRule[] {
     // The children (api's CHILD_RESOURCES): looked up, created, cached (list/watch), server-side applied (patch).
     ...CHILD_RESOURCES.map((rt) => ({ apiGroups: [rt.group], resources: [rt.plural], verbs: [...CHILD_VERBS] })),
     // IngressClasses are cached (names only) to report a spec.expose.ingressClassName that names none.
-    { apiGroups: ["networking.k8s.io"], resources: ["ingressclasses"], verbs: ["list", "watch"] },
+    { apiGroups: [INGRESS_CLASSES.group], resources: [INGRESS_CLASSES.plural], verbs: ["list", "watch"] },
     // Pods of a WebApp that is not Ready are listed on demand to report why (reconciler.ts podFailures);
     // never watched or cached, never read one by one, never written.
     { apiGroups: [""], resources: ["pods"], verbs: ["list"] },

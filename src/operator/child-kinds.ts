@@ -20,6 +20,7 @@ import {
   type WebApp,
   type WebAppSpec,
 } from "../api/webapp.ts";
+import { EXPOSE_DEFAULT_PATH } from "../api/expose.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import type { SourceEvent } from "../runtime/source.ts";
 import { deploymentEventPriority, serviceEventPriority } from "./child-priority.ts";
@@ -80,11 +81,8 @@ export const POD_DISRUPTION_BUDGET_KIND: ChildKind = {
   name: podDisruptionBudgetName,
   desired: desiredPodDisruptionBudget,
   describe: (w) => {
-    const { minAvailable } = w.spec.disruptionBudget ?? {};
-    const spec = desiredPodDisruptionBudget(w).spec;
-    return minAvailable !== undefined
-      ? ` (min available ${minAvailable})`
-      : ` (max unavailable ${spec.maxUnavailable})`;
+    const { minAvailable, maxUnavailable } = desiredPodDisruptionBudget(w).spec;
+    return minAvailable !== undefined ? ` (min available ${minAvailable})` : ` (max unavailable ${maxUnavailable})`;
   },
   priority: serviceEventPriority,
   wanted: wantsDisruptionBudget,
@@ -99,7 +97,8 @@ export const INGRESS_KIND: ChildKind = {
   rt: INGRESS_RESOURCE,
   name: ingressName,
   desired: desiredIngress,
-  describe: (w) => ` (${w.spec.expose?.host}${w.spec.expose?.path ?? "/"} -> Service ${serviceName(w.metadata.name)})`,
+  describe: (w) =>
+    ` (${w.spec.expose?.host}${w.spec.expose?.path ?? EXPOSE_DEFAULT_PATH} -> Service ${serviceName(w.metadata.name)})`,
   priority: serviceEventPriority,
   wanted: wantsIngress,
   unwantedBecause: () => "spec.expose was removed",

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { type Expose, exposeUrl } from "../api/expose.ts";
 import type { OwnerReference } from "../kube/types.ts";
 import { testApp } from "./_test-fixtures.ts";
 import {
@@ -7,7 +8,6 @@ import {
   desiredIngress,
   desiredPodDisruptionBudget,
   desiredService,
-  exposedUrl,
   pullPolicyFor,
   wantsDisruptionBudget,
   wantsIngress,
@@ -168,7 +168,7 @@ describe("desiredIngress", () => {
         ],
       },
     });
-    expect(exposedUrl(app.spec)).toBe("http://shop.example.com/");
+    expect(exposeUrl(app.spec.expose as Expose)).toBe("http://shop.example.com/");
   });
 
   test("a path, a class and a TLS Secret for the host; the URL is https then", () => {
@@ -179,6 +179,6 @@ describe("desiredIngress", () => {
     expect(spec.ingressClassName).toBe("nginx");
     expect(spec.tls).toEqual([{ hosts: ["shop.example.com"], secretName: "shop-tls" }]);
     expect(spec.rules[0]?.http.paths[0]?.path).toBe("/api");
-    expect(exposedUrl(app.spec)).toBe("https://shop.example.com/api");
+    expect(exposeUrl(app.spec.expose as Expose)).toBe("https://shop.example.com/api");
   });
 });

@@ -47,6 +47,7 @@ import {
   templateFieldsDigest,
   templateMetadataOptions,
 } from "./desired-template.ts";
+import { EXPOSE_DEFAULT_PATH } from "../api/expose.ts";
 import { SELECTOR_LABEL_KEYS } from "../api/pod-template.ts";
 
 /** The selector's label keys have one home, in api (spec.podLabels may not set them). */
@@ -230,7 +231,7 @@ export const wantsIngress = (spec: WebAppSpec): boolean => spec.expose !== undef
 
 /** The Ingress of spec.expose; call only when wantsIngress. */
 export function desiredIngress(webapp: WebApp): IngressIntent {
-  const { host, path = "/", ingressClassName, tlsSecretName } = webapp.spec.expose ?? { host: "" };
+  const { host, path = EXPOSE_DEFAULT_PATH, ingressClassName, tlsSecretName } = webapp.spec.expose ?? { host: "" };
   const backend = { service: { name: serviceName(webapp.metadata.name), port: { name: SERVICE_PORT_NAME } } };
   return {
     apiVersion: "networking.k8s.io/v1",
@@ -242,11 +243,4 @@ export function desiredIngress(webapp: WebApp): IngressIntent {
       rules: [{ host, http: { paths: [{ path, pathType: "Prefix", backend }] } }],
     },
   };
-}
-
-/** Where spec.expose answers: https when it has a TLS Secret, the path left out when it is /. */
-export function exposedUrl(spec: WebAppSpec): string | undefined {
-  if (!spec.expose) return undefined;
-  const { host, path = "/", tlsSecretName } = spec.expose;
-  return `${tlsSecretName ? "https" : "http"}://${host}${path === "/" ? "/" : path}`;
 }

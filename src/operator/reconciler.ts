@@ -1,8 +1,7 @@
 /**
  * The WebApp reconciler, in sample-controller's order: read the WebApp from the cache, validate its spec,
  * converge its children (children.ts: the Deployment, the Service, a PodDisruptionBudget from 2 replicas, an Ingress
- * for spec.expose), write
- * the status last and only when it changed.
+ * for spec.expose), write the status last and only when it changed.
  *
  * Properties: level-based; unchanged objects cost zero requests; a new WebApp costs two passes of one round trip
  * each: the first creates its Deployment and asks for a pass at LATER priority (child-priority.ts), which creates

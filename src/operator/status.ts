@@ -32,14 +32,15 @@
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
-import type { Condition, WebAppObject, WebAppSpec, WebAppStatus } from "../api/webapp.ts";
+import type { Condition, WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
 import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
 import { CHILD_KINDS, type ChildKind, type ChildKindName, DEPLOYMENT_KIND, isWanted } from "./child-kinds.ts";
 import { controllerOf } from "./diff.ts";
-import { deploymentName, exposedUrl, webAppSelector } from "./desired.ts";
+import { deploymentName, webAppSelector } from "./desired.ts";
+import { type Expose, exposeUrl } from "../api/expose.ts";
 
 /**
  * Why a WebApp does not converge; every one but ApplyFailed (retried with backoff) and ProbeFailed (a probe that may
@@ -133,7 +134,7 @@ export function computeStatus(
 
   // The kinds this WebApp has; with an invalid spec, the optional ones it still controls.
   const kinds = CHILD_KINDS.filter((k) => (spec ? isWanted(k, spec) : !k.wanted || live[k.kind] !== undefined));
-  const address = spec?.expose && live.Ingress ? exposedAt(spec, live.Ingress) : undefined;
+  const address = spec?.expose && live.Ingress ? exposedAt(spec.expose, live.Ingress) : undefined;
   const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds, address?.message);
   const progressing: ConditionState = rollout
     ? cond(
@@ -214,10 +215,10 @@ function availableCondition(
  * name in status.loadBalancer), and a message either way. No address is no reason to be unready: the pods serve
  * inside the cluster, and a cluster may have no Ingress controller at all.
  */
-function exposedAt(spec: WebAppSpec, ingress: KubeObject): { url?: string; message: string } {
+function exposedAt(expose: Expose, ingress: KubeObject): { url?: string; message: string } {
   const balancers = (ingress.status as { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } })
     ?.loadBalancer?.ingress;
-  const url = balancers?.some((b) => b.ip || b.hostname) ? exposedUrl(spec) : undefined;
+  const url = balancers?.some((b) => b.ip || b.hostname) ? exposeUrl(expose) : undefined;
   const name = ingress.metadata.name;
   return url
     ? { url, message: `serving at ${url}` }

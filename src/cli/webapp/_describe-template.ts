@@ -10,6 +10,7 @@
  * - healthCheck is shown as the two probes it becomes, with the defaults Kubernetes gives what it leaves out.
  */
 import { DEFAULT_FAILURE_THRESHOLD, LIVENESS_FAILURE_FACTOR } from "../../api/pod-template.ts";
+import { exposeUrl } from "../../api/expose.ts";
 import { DEFAULT_MAX_UNAVAILABLE } from "../../api/webapp.ts";
 
 type Loose = Record<string, unknown>;
@@ -99,12 +100,16 @@ function budgetLine(b: unknown): string {
 /** spec.expose as the address it asks for: "https://shop.example.com/api (class nginx, TLS secret shop-tls)". */
 function exposeLine(e: unknown): string {
   if (!isObject(e) || typeof e.host !== "string") return "<invalid>";
-  const scheme = e.tlsSecretName !== undefined ? "https" : "http";
+  const url = exposeUrl({
+    host: e.host,
+    ...(typeof e.path === "string" ? { path: e.path } : {}),
+    ...(e.tlsSecretName !== undefined ? { tlsSecretName: str(e.tlsSecretName) } : {}),
+  });
   const extra = [
     ...(e.ingressClassName !== undefined ? [`class ${str(e.ingressClassName)}`] : []),
     ...(e.tlsSecretName !== undefined ? [`TLS secret ${str(e.tlsSecretName)}`] : []),
   ];
-  return `${scheme}://${e.host}${typeof e.path === "string" ? e.path : "/"}${extra.length ? ` (${extra.join(", ")})` : ""}`;
+  return extra.length ? `${url} (${extra.join(", ")})` : url;
 }
 
 /** Rows of "Key: value" for the spec's pod-template fields, and the nested Environment lines. */

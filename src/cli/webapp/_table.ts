@@ -1,7 +1,8 @@
 /**
  * The WebApp table, column for column what `kubectl get webapps` prints from the CRD's printer
  * columns: NAME IMAGE DESIRED AVAILABLE READY REASON AGE (NAMESPACE first with -A); `-o wide` adds PORT,
- * PROGRESSING, DEGRADED and URL (status.url, where spec.expose answers). A value the object does not have is an empty cell, as kubectl leaves it.
+ * PROGRESSING, DEGRADED and URL (status.url, where spec.expose answers). A value the object does not have is an
+ * empty cell, as kubectl leaves it.
  * Pure: `now` is given.
  */
 import type { WebAppObject } from "../../api/webapp.ts";

@@ -1,8 +1,8 @@
 /**
  * `devctl webapp create NAME --image --port [--replicas] [--image-pull-policy] [--env NAME=VALUE]...
  * [--env-from-secret NAME]... [--health-path /PATH] [--cpu Q] [--memory Q] [--restricted] [--host HOST]`: validated
- * first with the same schema the operator and the CRD use (_create-spec.ts: a bad value is a usage error naming its field and flag,
- * exit 2, before any kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server`
+ * first with the same schema the operator and the CRD use (_create-spec.ts: a bad value is a usage error naming its
+ * field and flag, exit 2, before any kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server`
  * has the API server check it (admission, schema) and store nothing.
  */
 import { defineCommand } from "citty";
