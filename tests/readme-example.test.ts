@@ -26,7 +26,7 @@ import {
 } from "./_support.ts";
 
 /** The YAML block between the README's production-example markers, as printed. */
-export function readmeExample(readme: string): string {
+function readmeExample(readme: string): string {
   const m = /<!-- production-example:start -->\n```yaml\n([\s\S]*?)```\n<!-- production-example:end -->/.exec(readme);
   if (!m?.[1]) throw new Error("README.md has no production-example block between its markers");
   return m[1];
