@@ -1,10 +1,13 @@
 /**
  * A WebApp's PodDisruptionBudget (issue #31) against a real API server and kube-controller-manager's disruption
  * controller, the way a node drain meets it (`kubectl drain` evicts through the eviction subresource):
- * - a WebApp of 3 replicas gets test-app-pdb, owned, maxUnavailable 1; once the disruption controller counts its 3
- *   healthy pods, one eviction is allowed and a second one at once is refused (429, the budget);
- * - scaled to 1 replica it has none: the operator deletes it, with a Deleted event saying why;
- * - spec.disruptionBudget.minAvailable replaces maxUnavailable on the same object (no second one).
+ * - a WebApp of 3 replicas gets test-app-pdb, owned, maxUnavailable 1; the disruption controller counts its 3
+ *   healthy pods and allows one disruption, and an eviction is allowed;
+ * - spec.disruptionBudget.minAvailable 3 replaces maxUnavailable on the same object (no second one): the controller
+ *   allows no disruption, and an eviction is refused (429, the budget). (A second eviction right after the first is
+ *   no deterministic check here: KWOK's replacement pod is ready at once, and the controller may count it healthy
+ *   in between; a CI run saw that.)
+ * - scaled to 1 replica it has none: the operator deletes it, with a Deleted event saying why.
  * The pods are KWOK's (ready as soon as they are bound), which is all the disruption controller reads.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -61,12 +64,12 @@ async function evict(pod: string): Promise<number> {
 const budget = () => getOrUndefined<Budget>(POD_DISRUPTION_BUDGETS, PDB, ns.name);
 
 describe("a WebApp's PodDisruptionBudget", () => {
-  test("3 replicas: owned, maxUnavailable 1; a drain may evict one pod, the second at once is refused", async () => {
+  test("3 replicas: owned, maxUnavailable 1; the disruption controller allows one disruption, and an eviction passes", async () => {
     await kube.create(WEBAPPS, webapp(NAME, ns.name, { image: "nginx:1.25", replicas: 3, port: 80 }));
     const pdb = await eventually(
       async () => {
         const b = await budget();
-        return b && (b.status?.currentHealthy ?? 0) >= 3 && (b.status?.disruptionsAllowed ?? 0) >= 1 ? b : undefined;
+        return b && b.status?.currentHealthy === 3 && b.status?.disruptionsAllowed === 1 ? b : undefined;
       },
       60_000,
       "the budget, with 3 healthy pods counted",
@@ -84,26 +87,26 @@ describe("a WebApp's PodDisruptionBudget", () => {
     expect(conditionOf(ready, "Available")?.status).toBe("True");
 
     const pods = (await kube.list<KubeObject>(PODS, { namespace: ns.name, labelSelector: `app=${NAME}` })).items;
-    const [first, second] = pods.map((p) => p.metadata.name as string).sort();
+    const [first] = pods.map((p) => p.metadata.name as string).sort();
     expect(await evict(first as string)).toBe(201);
-    expect(await evict(second as string)).toBe(429);
   });
 
-  test("minAvailable instead: the same object carries it, maxUnavailable gone", async () => {
-    const wa = (await kube.get<WebAppLike>(WEBAPPS, NAME, ns.name)) as WebAppLike & { spec: Record<string, unknown> };
-    await kube.patch(WEBAPPS, NAME, ns.name, { spec: { disruptionBudget: { minAvailable: 2 } } }, "merge");
+  test("minAvailable 3 instead: the same object carries it, maxUnavailable gone, and a drain's eviction is refused", async () => {
     const uid = (await budget())?.metadata.uid;
+    await kube.patch(WEBAPPS, NAME, ns.name, { spec: { disruptionBudget: { minAvailable: 3 } } }, "merge");
     const changed = await eventually(
       async () => {
         const b = await budget();
-        return b?.spec?.minAvailable === 2 ? b : undefined;
+        return b?.spec?.minAvailable === 3 && b.status?.disruptionsAllowed === 0 ? b : undefined;
       },
-      30_000,
-      "minAvailable 2 on the budget",
+      60_000,
+      "minAvailable 3 on the budget, and no disruption allowed",
     );
     expect(changed.spec?.maxUnavailable).toBeUndefined();
     expect(changed.metadata.uid).toBe(uid as string);
-    expect(wa.spec.replicas).toBe(3);
+    const pods = (await kube.list<KubeObject>(PODS, { namespace: ns.name, labelSelector: `app=${NAME}` })).items;
+    const live = pods.filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name as string);
+    expect(await evict(live.sort()[0] as string)).toBe(429);
   });
 
   test("scaled to 1 replica: the budget is deleted, with a Deleted event saying why", async () => {
