@@ -175,6 +175,7 @@ export interface WebAppLike extends KubeObject {
     replicas?: number;
     readyReplicas?: number;
     observedGeneration?: number;
+    autoscaling?: { currentReplicas?: number; desiredReplicas?: number };
     conditions?: { type: string; status: string; reason: string; message: string }[];
   };
 }

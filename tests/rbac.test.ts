@@ -25,6 +25,14 @@ setDefaultTimeout(120_000);
 
 const INSTALL_NS = `rbac-${Math.random().toString(36).slice(2, 8)}`;
 const SA = `system:serviceaccount:${INSTALL_NS}:webapp-operator`;
+/** The kinds of child, as kubectl names their resources. */
+const CHILDREN = [
+  "deployments.apps",
+  "services",
+  "poddisruptionbudgets.policy",
+  "ingresses.networking.k8s.io",
+  "horizontalpodautoscalers.autoscaling",
+];
 let apps: Awaited<ReturnType<typeof tempNamespace>>;
 
 beforeAll(async () => {
@@ -112,16 +120,8 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["get", "list", "watch"], ["webapps.apps.example.com"], [...ns, "*"]),
       ...each(["patch"], ["webapps.apps.example.com/status"], ns),
       ...each(["update"], ["webapps.apps.example.com/finalizers"], ns),
-      ...each(
-        ["get", "list", "watch", "create", "patch", "delete"],
-        ["deployments.apps", "services", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io"],
-        ns,
-      ),
-      ...each(
-        ["list", "watch"],
-        ["deployments.apps", "services", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io"],
-        ["*"],
-      ),
+      ...each(["get", "list", "watch", "create", "patch", "delete"], CHILDREN, ns),
+      ...each(["list", "watch"], CHILDREN, ["*"]),
       ...each(["create", "patch"], ["events"], ns),
       ...each(["list"], ["pods", "events"], [...ns, "*"]),
       ...each(["list", "watch"], ["ingressclasses.networking.k8s.io"], [""]),
@@ -135,12 +135,10 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["create", "update", "patch", "delete", "deletecollection"], ["webapps.apps.example.com"], ns),
       ...each(["update"], ["webapps.apps.example.com/status"], ns),
       // Children are applied, never replaced, and deleted one by one only (orphans, children no longer wanted).
-      ...each(
-        ["update", "deletecollection"],
-        ["deployments.apps", "services", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io"],
-        ns,
-      ),
+      ...each(["update", "deletecollection"], CHILDREN, ns),
+      // The scale subresource is the autoscaler's (spec.autoscaling); the operator applies the Deployment itself.
       ...each(["update", "patch"], ["deployments.apps/scale", "deployments.apps/status", "services/status"], ns),
+      ...each(["update", "patch"], ["horizontalpodautoscalers.autoscaling/status"], ns),
       // Secrets and configuration.
       ...each(["get", "list", "watch"], ["secrets", "configmaps"], [...ns, "*"]),
       // Other components' leader elections.
@@ -266,6 +264,7 @@ describe("the installed operator's ServiceAccount", () => {
       services: "create delete get list patch watch",
       "poddisruptionbudgets.policy": "create delete get list patch watch",
       "ingresses.networking.k8s.io": "create delete get list patch watch",
+      "horizontalpodautoscalers.autoscaling": "create delete get list patch watch",
       "ingressclasses.networking.k8s.io": "list watch",
       events: "create list patch",
       pods: "list",

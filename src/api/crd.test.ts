@@ -38,7 +38,7 @@ describe("buildWebAppCrd", () => {
     expect(crd.metadata).toEqual({
       name: "webapps.apps.example.com",
       labels: { "app.kubernetes.io/managed-by": "devctl" },
-      annotations: { "devctl.dev/crd-schema-version": "6" },
+      annotations: { "devctl.dev/crd-schema-version": "7" },
     });
     expect(crd.spec.names).toEqual({
       plural: "webapps",
@@ -51,15 +51,11 @@ describe("buildWebAppCrd", () => {
     expect([version.name, version.served, version.storage]).toEqual(["v1", true, true]);
   });
 
-  test("the spec schema comes from the valibot schema: limits, default and required fields", () => {
+  test("the spec schema comes from the valibot schema: limits and required fields; replicas has no default", () => {
     expect(spec.required).toEqual(["image", "port"]);
-    expect(spec.properties!.replicas).toMatchObject({
-      type: "integer",
-      format: "int32",
-      default: 1,
-      minimum: 1,
-      maximum: 1000,
-    });
+    expect(spec.properties!.replicas).toMatchObject({ type: "integer", format: "int32", minimum: 1, maximum: 1000 });
+    // A stored default would sit beside spec.autoscaling, which the CRD refuses (webapp.ts WEBAPP_DEFAULT_REPLICAS).
+    expect(spec.properties!.replicas!.default).toBeUndefined();
     expect(spec.properties!.port).toMatchObject({ type: "integer", format: "int32", minimum: 1, maximum: 65535 });
     expect(spec.properties!.image).toMatchObject({ type: "string", maxLength: 1024 });
     expect(spec.properties!.imagePullPolicy).toMatchObject({
@@ -99,6 +95,7 @@ describe("buildWebAppCrd", () => {
       "availableReplicas",
       "observedGeneration",
       "selector",
+      "autoscaling",
       "url",
       "conditions",
       "admitted",
@@ -127,7 +124,9 @@ describe("buildWebAppCrd", () => {
       ["Ready", "string", '.status.conditions[?(@.type=="Ready")].status', 0],
       ["Reason", "string", '.status.conditions[?(@.type=="Ready")].reason', 0],
       ["Age", "date", ".metadata.creationTimestamp", 0],
-      ["URL", "string", ".status.url", 1], // -o wide only
+      ["MinPods", "integer", ".spec.autoscaling.minReplicas", 1], // -o wide only
+      ["MaxPods", "integer", ".spec.autoscaling.maxReplicas", 1],
+      ["URL", "string", ".status.url", 1],
     ]);
   });
 
@@ -158,6 +157,7 @@ describe("buildWebAppCrd", () => {
       "imagePullSecrets",
       "podLabels",
       "podAnnotations",
+      "autoscaling",
       "disruptionBudget",
       "expose",
     ]);
@@ -167,6 +167,18 @@ describe("buildWebAppCrd", () => {
     expect(spec["x-kubernetes-validations"]?.map((r) => [r.rule, r.fieldPath])).toEqual([
       ["!has(self.healthCheck) || !has(self.readinessProbe)", ".readinessProbe"],
       ["!has(self.healthCheck) || !has(self.livenessProbe)", ".livenessProbe"],
+      ["!has(self.replicas) || !has(self.autoscaling)", ".replicas"],
+      [
+        "!has(self.autoscaling) || (has(self.resources) && has(self.resources.requests) && has(self.resources.requests.cpu))",
+        ".autoscaling",
+      ],
+      [
+        "!has(self.autoscaling) || !has(self.autoscaling.targetMemoryUtilizationPercentage) || " +
+          "(has(self.resources) && has(self.resources.requests) && has(self.resources.requests.memory))",
+        ".autoscaling",
+      ],
+      // A transition rule: on an update that removes autoscaling, the replicas to keep must be given.
+      ["has(self.replicas) || has(self.autoscaling) || !has(oldSelf.autoscaling)", ".replicas"],
     ]);
     const resources = spec.properties!.resources!["x-kubernetes-validations"]!;
     expect(resources.map((r) => r.fieldPath)).toEqual([".limits.cpu", ".limits.memory"]);

@@ -37,11 +37,12 @@ export const SCHEMA_VERSION_ANNOTATION = "devctl.dev/crd-schema-version";
 /**
  * Bump when the generated schema changes in a way installs must notice (2: spec.imagePullPolicy, .status default;
  * 3: .status.admitted; 4: the pod-template fields of issue #31, spec.env ... spec.podAnnotations;
- * 5: spec.disruptionBudget; 6: spec.expose, status.url and its -o wide column). install/apply.ts refuses to replace
+ * 5: spec.disruptionBudget; 6: spec.expose, status.url and its -o wide column; 7: spec.autoscaling, status.autoscaling,
+ * spec.replicas no longer defaulted). install/apply.ts refuses to replace
  * a CRD of a higher version: an older devctl's schema would prune the fields it does not know from every stored
  * WebApp.
  */
-export const CRD_SCHEMA_VERSION = "6";
+export const CRD_SCHEMA_VERSION = "7";
 
 export interface CustomResourceDefinition extends KubeObject {
   apiVersion: "apiextensions.k8s.io/v1";
@@ -101,7 +102,9 @@ export function buildWebAppCrd(): CustomResourceDefinition {
             { name: "Ready", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
             { name: "Reason", type: "string", jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-            // kubectl get -o wide only: where spec.expose answers.
+            // kubectl get -o wide only: spec.autoscaling's range (Desired is empty then), and where spec.expose answers.
+            { name: "MinPods", type: "integer", jsonPath: ".spec.autoscaling.minReplicas", priority: 1 },
+            { name: "MaxPods", type: "integer", jsonPath: ".spec.autoscaling.maxReplicas", priority: 1 },
             { name: "URL", type: "string", jsonPath: ".status.url", priority: 1 },
           ],
         },

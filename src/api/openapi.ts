@@ -17,6 +17,8 @@
  * - Sizes follow the type: min/max length on a string -> minLength/maxLength, on an array -> minItems/maxItems;
  *   max entries on a record -> maxProperties, and a record is an object with additionalProperties.
  * - `openapi({...})` (a valibot metadata action) adds keywords verbatim (`x-kubernetes-list-type`...).
+ * - `transitionRule(message, { rule })` adds a CEL rule that reads the stored value (oldSelf): enforced by the API
+ *   server on updates only, never by devctl's parse (which has no stored value).
  * - Output key order is fixed, so generated YAML is stable.
  */
 import * as v from "valibot";
@@ -57,7 +59,13 @@ export interface CelOptions {
   fieldPath?: string;
 }
 
-type Marker = { cel?: string; celOptions?: CelOptions; valibotOnly?: string; openapi?: object };
+type Marker = {
+  cel?: string;
+  celOptions?: CelOptions;
+  valibotOnly?: string;
+  openapi?: object;
+  transition?: CelRule;
+};
 type AnyAction = { kind: string; type: string; requirement?: unknown; metadata?: Marker };
 type AnySchema = v.GenericSchema & {
   pipe?: readonly AnyAction[];
@@ -108,6 +116,16 @@ export function pipeActions(pipe: readonly unknown[], path: string): PipeAction[
     else last.valibotOnly = why;
   });
   return out;
+}
+
+/**
+ * A CEL transition rule (it reads `oldSelf`, the stored value): the API server's alone, as devctl's own checks see
+ * one spec without the one before it. Anywhere in a pipe; it checks nothing in valibot.
+ */
+export function transitionRule<TInput>(message: string, options: Required<Pick<CelOptions, "rule">> & CelOptions) {
+  if (!options.rule.includes("oldSelf")) throw new Error(`a transition rule reads oldSelf: ${options.rule}`);
+  const { rule, fieldPath } = options;
+  return v.metadata<TInput, Marker>({ transition: { rule, message, ...(fieldPath ? { fieldPath } : {}) } });
 }
 
 /** A valibot metadata action carrying extra OpenAPI keywords for the CRD. */
@@ -184,6 +202,7 @@ function applyAction(out: OpenApiSchema, p: PipeAction, path: string): void {
   const { action: a, celMessage, celOptions } = p;
   if (a.kind === "metadata") {
     if (a.type === "description") out.description = (a as unknown as { description: string }).description;
+    else if (a.metadata?.transition) (out["x-kubernetes-validations"] ??= []).push(a.metadata.transition);
     else if (a.type === "metadata") Object.assign(out, a.metadata?.openapi);
     return;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { formatIssues, type Issue, parseWebApp, parseWebAppSpec } from "./parse.ts";
+import { fixedReplicas, leastReplicas } from "./webapp.ts";
 
 const webapp = (spec: unknown, name = "my-service") => ({ metadata: { name, namespace: "default" }, spec });
 
@@ -16,9 +17,40 @@ describe("parseWebAppSpec", () => {
     });
   });
 
-  test("replicas defaults to 1 when left out", () => {
+  test("replicas left out stays out (no key is added), and the operator runs 1 pod: fixedReplicas", () => {
     const out = parseWebAppSpec(webapp({ image: "nginx:1.25", port: 80 }));
-    expect(out.ok && out.spec.replicas).toBe(1);
+    expect(out.ok && out.spec).toEqual({ image: "nginx:1.25", port: 80 });
+    expect(out.ok && fixedReplicas(out.spec)).toBe(1);
+  });
+
+  test("autoscaling: no replicas beside it, a CPU request, min at most max; the operator runs no fixed count", () => {
+    const requests = { resources: { requests: { cpu: "100m" } } };
+    const ok = parseWebAppSpec(webapp({ image: "a", port: 80, autoscaling: { maxReplicas: 5 }, ...requests }));
+    expect(ok.ok && fixedReplicas(ok.spec)).toBeUndefined();
+    expect(ok.ok && leastReplicas(ok.spec)).toBe(1);
+    const errors = (spec: Record<string, unknown>) => {
+      const out = parseWebAppSpec(webapp({ image: "a", port: 80, ...spec }));
+      return out.ok ? [] : out.issues.map((i) => `${i.path}: ${i.message}`);
+    };
+    expect(errors({ replicas: 3, autoscaling: { maxReplicas: 5 }, ...requests })).toEqual([
+      "spec.replicas: spec.replicas and spec.autoscaling cannot both be set: the autoscaler decides the number of " +
+        "pods; remove spec.replicas, or remove spec.autoscaling to choose it yourself",
+    ]);
+    expect(errors({ autoscaling: { maxReplicas: 5 } })).toEqual([
+      "spec.autoscaling: spec.autoscaling needs spec.resources.requests.cpu: the autoscaler measures CPU use in " +
+        'percent of it; set it (e.g. "100m")',
+    ]);
+    expect(errors({ autoscaling: { maxReplicas: 5, targetMemoryUtilizationPercentage: 70 }, ...requests })).toEqual([
+      "spec.autoscaling: spec.autoscaling.targetMemoryUtilizationPercentage needs spec.resources.requests.memory: " +
+        'the autoscaler measures memory use in percent of it; set it (e.g. "128Mi")',
+    ]);
+    expect(errors({ autoscaling: { minReplicas: 6, maxReplicas: 5 }, ...requests })).toEqual([
+      "spec.autoscaling.minReplicas: minReplicas must be at most maxReplicas: lower minReplicas or raise maxReplicas",
+    ]);
+    expect(errors({ autoscaling: { minReplicas: 0, maxReplicas: 1001 }, ...requests })).toEqual([
+      "spec.autoscaling.minReplicas: must be at least 1 (got 0)",
+      "spec.autoscaling.maxReplicas: must be at most 1000 (got 1001)",
+    ]);
   });
 
   test("imagePullPolicy takes Kubernetes' three policies, and anything else is rejected naming them", () => {
@@ -115,7 +147,7 @@ describe("parseWebAppSpec", () => {
 });
 
 describe("parseWebApp", () => {
-  test("returns the WebApp with its defaulted spec and keeps the rest of the object", () => {
+  test("returns the WebApp with its parsed spec and keeps the rest of the object", () => {
     const out = parseWebApp({
       apiVersion: "apps.example.com/v1",
       kind: "WebApp",
@@ -126,7 +158,7 @@ describe("parseWebApp", () => {
       apiVersion: "apps.example.com/v1",
       kind: "WebApp",
       metadata: { name: "a", namespace: "ns", uid: "u1" },
-      spec: { image: "nginx", replicas: 1, port: 80 },
+      spec: { image: "nginx", port: 80 },
     });
   });
 
@@ -147,7 +179,7 @@ describe("parsing a cached (frozen) WebApp once", () => {
     const obj = frozen({ image: "nginx", port: 80 });
     const first = parseWebApp(obj);
     expect(parseWebApp(obj)).toBe(first);
-    expect(first.ok && first.webapp.spec).toEqual({ image: "nginx", replicas: 1, port: 80 });
+    expect(first.ok && first.webapp.spec).toEqual({ image: "nginx", port: 80 });
     expect(Object.isFrozen(first) && first.ok && Object.isFrozen(first.webapp.spec)).toBe(true);
     const spec = parseWebAppSpec(obj);
     expect(parseWebAppSpec(obj)).toBe(spec);
@@ -180,7 +212,7 @@ describe("parsing a cached (frozen) WebApp once", () => {
 
 describe("the pod-template fields of issue #31", () => {
   test("a spec without them parses to exactly the spec of before: no key is added", () => {
-    const out = parseWebAppSpec(webapp({ image: "nginx:1.25", port: 80 }));
+    const out = parseWebAppSpec(webapp({ image: "nginx:1.25", replicas: 3, port: 80 }));
     expect(out.ok && Object.keys(out.spec)).toEqual(["image", "replicas", "port"]);
   });
 

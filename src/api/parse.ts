@@ -5,7 +5,8 @@
  * - Every issue carries the full field path ("spec.replicas", "metadata.name") and a message
  *   that says what is wrong and what was given, e.g. "must be at least 1 (got 0)".
  * - All issues are reported at once, in field order: name first, then spec.
- * - Success returns the spec with defaults applied (replicas 1), never the input object.
+ * - Success returns the parsed spec, never the input object (spec.replicas left out stays out: webapp.ts
+ *   fixedReplicas says what it means).
  * - Parsed once per object: for a frozen object whose metadata and spec are frozen too (a cached object, see
  *   runtime/store.ts), the outcome is remembered beside it (a WeakMap, so it goes when the object does) and
  *   handed out again, deep-frozen; every other input is parsed on every call. The outcome depends on

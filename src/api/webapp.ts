@@ -14,7 +14,7 @@
 import * as v from "valibot";
 import type { ObjectMeta, ResourceType } from "../kube/types.ts";
 import { atLeast, atMost, wholeNumber } from "./_messages.ts";
-import { cel, openapi } from "./openapi.ts";
+import { cel, openapi, transitionRule } from "./openapi.ts";
 import { ExposeField } from "./expose.ts";
 import { healthCheckAlone, POD_TEMPLATE_FIELDS, whole } from "./pod-template.ts";
 
@@ -41,23 +41,37 @@ export {
   DEPLOYMENTS as DEPLOYMENT_RESOURCE,
   EVENTS as EVENT_RESOURCE,
   LEASES as LEASE_RESOURCE,
+  HORIZONTAL_POD_AUTOSCALERS as HORIZONTAL_POD_AUTOSCALER_RESOURCE,
   INGRESSES as INGRESS_RESOURCE,
   POD_DISRUPTION_BUDGETS as POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICES as SERVICE_RESOURCE,
 } from "../kube/resources.ts";
-import { DEPLOYMENTS, INGRESSES, POD_DISRUPTION_BUDGETS, SERVICES } from "../kube/resources.ts";
+import {
+  DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
+  INGRESSES,
+  POD_DISRUPTION_BUDGETS,
+  SERVICES,
+} from "../kube/resources.ts";
 
 /**
  * The resources of a WebApp's children, the workload first: what the install's RBAC grants and the uninstall
  * lists. operator/child-kinds.ts describes each kind in full; a test keeps the two equal.
  */
-export const CHILD_RESOURCES: readonly ResourceType[] = [DEPLOYMENTS, SERVICES, POD_DISRUPTION_BUDGETS, INGRESSES];
+export const CHILD_RESOURCES: readonly ResourceType[] = [
+  DEPLOYMENTS,
+  SERVICES,
+  POD_DISRUPTION_BUDGETS,
+  INGRESSES,
+  HORIZONTAL_POD_AUTOSCALERS,
+];
 
 /** Suffixes of the owned objects' names. */
 export const DEPLOYMENT_SUFFIX = "-deployment";
 export const SERVICE_SUFFIX = "-svc";
 export const POD_DISRUPTION_BUDGET_SUFFIX = "-pdb";
 export const INGRESS_SUFFIX = "-ingress";
+export const HORIZONTAL_POD_AUTOSCALER_SUFFIX = "-hpa";
 /**
  * Service names are DNS-1035 labels of at most 63 characters, and the Service is named
  * `<name>-svc`, so a WebApp name may have at most 63 - 4 = 59 characters (`<name>-pdb` fits too).
@@ -74,8 +88,10 @@ export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
  */
 export const WEBAPP_MAX_REPLICAS = 1000;
 /**
- * spec.replicas when a WebApp omits it (the CRD's default, so installed CRDs carry it). Not the operator's own
- * replica count, which install chooses (install/manifests.ts OPERATOR_DEFAULT_REPLICAS, 2, for a warm standby).
+ * The pods a WebApp runs when it sets neither spec.replicas nor spec.autoscaling (fixedReplicas). Not a CRD default
+ * (CRD schema version 6 and earlier had it so): a stored default would make spec.replicas present beside
+ * spec.autoscaling, which the CRD refuses. WebApps stored under those versions carry replicas: 1, the same count.
+ * Not the operator's own replica count, which install chooses (install/manifests.ts OPERATOR_DEFAULT_REPLICAS).
  */
 export const WEBAPP_DEFAULT_REPLICAS = 1;
 /**
@@ -166,6 +182,115 @@ export const DisruptionBudget = v.pipe(
 );
 export type DisruptionBudget = v.InferOutput<typeof DisruptionBudget>;
 
+/** targetCPUUtilizationPercentage when spec.autoscaling leaves it out (the HorizontalPodAutoscaler's own default). */
+export const DEFAULT_CPU_UTILIZATION = 80;
+/** Upper bound on a utilization target: a target above the request (100%) is legitimate, 10x is a typo. */
+export const UTILIZATION_MAX = 1000;
+
+const MIN_MAX_MESSAGE = "minReplicas must be at most maxReplicas: lower minReplicas or raise maxReplicas";
+type AutoscalingFields = {
+  minReplicas?: number;
+  maxReplicas: number;
+  targetCPUUtilizationPercentage?: number;
+  targetMemoryUtilizationPercentage?: number;
+};
+
+export const Autoscaling = v.pipe(
+  v.object({
+    minReplicas: whole("Fewest pods the autoscaler keeps. Default 1.", 1, WEBAPP_MAX_REPLICAS),
+    maxReplicas: v.pipe(
+      v.number(),
+      v.description(`Most pods the autoscaler may run, at most ${WEBAPP_MAX_REPLICAS}.`),
+      v.integer(wholeNumber),
+      v.minValue(1, atLeast(1)),
+      v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
+    ),
+    targetCPUUtilizationPercentage: whole(
+      "Average CPU use the autoscaler aims at, in percent of spec.resources.requests.cpu. " +
+        `Default ${DEFAULT_CPU_UTILIZATION}.`,
+      1,
+      UTILIZATION_MAX,
+    ),
+    targetMemoryUtilizationPercentage: whole(
+      "Average memory use the autoscaler also aims at, in percent of spec.resources.requests.memory (needs it). " +
+        "Left out: CPU only.",
+      1,
+      UTILIZATION_MAX,
+    ),
+  }),
+  v.description(
+    "Run between minReplicas and maxReplicas pods, as a HorizontalPodAutoscaler (autoscaling/v2) that the operator " +
+      "keeps for the Deployment decides from CPU (and memory) use. The operator leaves the Deployment's replica " +
+      "count to it and never reverts its scaling. Needs spec.resources.requests.cpu; excludes spec.replicas.",
+  ),
+  v.forward<AutoscalingFields, v.CheckIssue<AutoscalingFields>, ["minReplicas"]>(
+    v.check((a: AutoscalingFields) => (a.minReplicas ?? 1) <= a.maxReplicas, MIN_MAX_MESSAGE),
+    ["minReplicas"],
+  ),
+  cel<AutoscalingFields>(MIN_MAX_MESSAGE, {
+    rule: "!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas",
+    fieldPath: ".minReplicas",
+  }),
+);
+export type Autoscaling = v.InferOutput<typeof Autoscaling>;
+
+type AutoscaledFields = {
+  replicas?: number;
+  autoscaling?: { targetMemoryUtilizationPercentage?: number };
+  resources?: { requests?: { cpu?: string; memory?: string } };
+};
+
+const REPLICAS_AND_AUTOSCALING =
+  "spec.replicas and spec.autoscaling cannot both be set: the autoscaler decides the number of pods; " +
+  "remove spec.replicas, or remove spec.autoscaling to choose it yourself";
+const needsRequest = (r: "cpu" | "memory", target: string) =>
+  `spec.autoscaling${target} needs spec.resources.requests.${r}: the autoscaler measures ${r === "cpu" ? "CPU" : r} ` +
+  `use in percent of it; set it (e.g. ${r === "cpu" ? '"100m"' : '"128Mi"'})`;
+const AUTOSCALING_REMOVED =
+  "spec.autoscaling was removed without spec.replicas: set spec.replicas to the number of pods to run from now on " +
+  "(status.autoscaling.currentReplicas is how many the autoscaler runs now), so that they do not drop to 1";
+
+/**
+ * The rules between spec.autoscaling and the rest of the spec: not with spec.replicas; a request for each resource
+ * it measures; and, on an update, its removal names the replicas to keep (a rule on the stored object too, which
+ * only the API server sees: devctl's own parse has no previous spec).
+ */
+function autoscalingRules<T extends AutoscaledFields>() {
+  const requested = (s: T, r: "cpu" | "memory") => s.resources?.requests?.[r] !== undefined;
+  const celRequested = (r: string) =>
+    `has(self.resources) && has(self.resources.requests) && has(self.resources.requests.${r})`;
+  return [
+    v.forward<T, v.CheckIssue<T>, ["replicas"]>(
+      v.check((s: T) => s.replicas === undefined || s.autoscaling === undefined, REPLICAS_AND_AUTOSCALING),
+      ["replicas"] as never,
+    ),
+    cel<T>(REPLICAS_AND_AUTOSCALING, { rule: "!has(self.replicas) || !has(self.autoscaling)", fieldPath: ".replicas" }),
+    v.forward<T, v.CheckIssue<T>, ["autoscaling"]>(
+      v.check((s: T) => s.autoscaling === undefined || requested(s, "cpu"), needsRequest("cpu", "")),
+      ["autoscaling"] as never,
+    ),
+    cel<T>(needsRequest("cpu", ""), {
+      rule: `!has(self.autoscaling) || (${celRequested("cpu")})`,
+      fieldPath: ".autoscaling",
+    }),
+    v.forward<T, v.CheckIssue<T>, ["autoscaling"]>(
+      v.check(
+        (s: T) => s.autoscaling?.targetMemoryUtilizationPercentage === undefined || requested(s, "memory"),
+        needsRequest("memory", ".targetMemoryUtilizationPercentage"),
+      ),
+      ["autoscaling"] as never,
+    ),
+    cel<T>(needsRequest("memory", ".targetMemoryUtilizationPercentage"), {
+      rule: `!has(self.autoscaling) || !has(self.autoscaling.targetMemoryUtilizationPercentage) || (${celRequested("memory")})`,
+      fieldPath: ".autoscaling",
+    }),
+    transitionRule<T>(AUTOSCALING_REMOVED, {
+      rule: "has(self.replicas) || has(self.autoscaling) || !has(oldSelf.autoscaling)",
+      fieldPath: ".replicas",
+    }),
+  ] as const;
+}
+
 const WebAppSpecFields = v.object({
   image: v.pipe(
     v.string(),
@@ -179,12 +304,14 @@ const WebAppSpecFields = v.object({
   replicas: v.optional(
     v.pipe(
       v.number(),
-      v.description(`Number of pods to run, ${1} to ${WEBAPP_MAX_REPLICAS}. Defaults to ${WEBAPP_DEFAULT_REPLICAS}.`),
+      v.description(
+        `Number of pods to run, 1 to ${WEBAPP_MAX_REPLICAS}. Left out: ${WEBAPP_DEFAULT_REPLICAS}, or what the ` +
+          "autoscaler decides with spec.autoscaling (then it must be left out).",
+      ),
       v.integer(wholeNumber),
       v.minValue(1, atLeast(1)),
       v.maxValue(WEBAPP_MAX_REPLICAS, atMost(WEBAPP_MAX_REPLICAS)),
     ),
-    WEBAPP_DEFAULT_REPLICAS,
   ),
   port: v.pipe(
     v.number(),
@@ -206,6 +333,7 @@ const WebAppSpecFields = v.object({
     ),
   ),
   ...POD_TEMPLATE_FIELDS,
+  autoscaling: v.optional(Autoscaling),
   disruptionBudget: v.optional(DisruptionBudget),
   expose: v.optional(ExposeField),
 });
@@ -219,9 +347,20 @@ export const WebAppSpec = v.pipe(
   ),
   ...healthCheckAlone<WebAppSpecFields>("readinessProbe"),
   ...healthCheckAlone<WebAppSpecFields>("livenessProbe"),
+  ...autoscalingRules<WebAppSpecFields>(),
 );
 /** A validated spec, defaults applied. */
 export type WebAppSpec = v.InferOutput<typeof WebAppSpec>;
+
+/** The pods the operator runs itself: spec.replicas, 1 when left out; undefined when the autoscaler decides. */
+export function fixedReplicas(spec: Pick<WebAppSpec, "replicas" | "autoscaling">): number | undefined {
+  return spec.autoscaling ? undefined : (spec.replicas ?? WEBAPP_DEFAULT_REPLICAS);
+}
+
+/** The fewest pods the WebApp runs: its fixed count, or the autoscaler's minimum. */
+export function leastReplicas(spec: Pick<WebAppSpec, "replicas" | "autoscaling">): number {
+  return fixedReplicas(spec) ?? spec.autoscaling?.minReplicas ?? 1;
+}
 
 export const CONDITION_STATUSES = ["True", "False", "Unknown"] as const;
 export type ConditionStatus = (typeof CONDITION_STATUSES)[number];
@@ -282,6 +421,15 @@ export const WebAppStatus = v.pipe(
     availableReplicas: count("Pods that are available."),
     observedGeneration: count("metadata.generation this status was computed for."),
     selector: v.optional(v.pipe(v.string(), v.description("Label selector of the pods, for the scale subresource."))),
+    autoscaling: v.optional(
+      v.pipe(
+        v.object({
+          currentReplicas: count("Pods the autoscaler last saw running."),
+          desiredReplicas: count("Pods the autoscaler last decided on."),
+        }),
+        v.description("With spec.autoscaling: what its HorizontalPodAutoscaler reports."),
+      ),
+    ),
     url: v.optional(
       v.pipe(
         v.string(),

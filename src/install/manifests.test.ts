@@ -96,6 +96,7 @@ describe("RBAC", () => {
     expect(verbsOf(clusterRules, "", "services")).toEqual(children);
     expect(verbsOf(clusterRules, "policy", "poddisruptionbudgets")).toEqual(children);
     expect(verbsOf(clusterRules, "networking.k8s.io", "ingresses")).toEqual(children);
+    expect(verbsOf(clusterRules, "autoscaling", "horizontalpodautoscalers")).toEqual(children);
     // IngressClasses: cached by name, never read one by one or written.
     expect(verbsOf(clusterRules, "networking.k8s.io", "ingressclasses")).toEqual(["list", "watch"]);
     // Events: the recorder creates and patches; the kubelet's Unhealthy events of an unready pod are listed.
@@ -105,6 +106,7 @@ describe("RBAC", () => {
     expect(clusterRules.flatMap((r) => r.resources).sort()).toEqual([
       "deployments",
       "events",
+      "horizontalpodautoscalers",
       "ingressclasses",
       "ingresses",
       "poddisruptionbudgets",

@@ -18,6 +18,12 @@ export const PODS = resource("", "v1", "pods", "Pod");
 export const INGRESSES = resource("networking.k8s.io", "v1", "ingresses", "Ingress");
 export const INGRESS_CLASSES = resource("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false);
 export const POD_DISRUPTION_BUDGETS = resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget");
+export const HORIZONTAL_POD_AUTOSCALERS = resource(
+  "autoscaling",
+  "v2",
+  "horizontalpodautoscalers",
+  "HorizontalPodAutoscaler",
+);
 export const EVENTS = resource("", "v1", "events", "Event");
 export const NAMESPACES = resource("", "v1", "namespaces", "Namespace", false);
 export const SERVICE_ACCOUNTS = resource("", "v1", "serviceaccounts", "ServiceAccount");

@@ -25,6 +25,7 @@ describe("the kinds of child", () => {
       Service: "services",
       PodDisruptionBudget: "poddisruptionbudgets",
       Ingress: "ingresses",
+      HorizontalPodAutoscaler: "horizontalpodautoscalers",
     });
     expect(kindOf({ kind: "ConfigMap" })).toBeUndefined();
   });

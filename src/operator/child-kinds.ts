@@ -14,6 +14,8 @@
 import {
   DEPLOYMENT_RESOURCE,
   DISRUPTION_BUDGET_MIN_REPLICAS,
+  fixedReplicas,
+  HORIZONTAL_POD_AUTOSCALER_RESOURCE,
   INGRESS_RESOURCE,
   POD_DISRUPTION_BUDGET_RESOURCE,
   SERVICE_RESOURCE,
@@ -26,7 +28,9 @@ import type { SourceEvent } from "../runtime/source.ts";
 import { deploymentEventPriority, serviceEventPriority } from "./child-priority.ts";
 import {
   deploymentName,
+  horizontalPodAutoscalerName,
   desiredDeployment,
+  desiredHorizontalPodAutoscaler,
   desiredIngress,
   desiredPodDisruptionBudget,
   desiredService,
@@ -34,11 +38,12 @@ import {
   SERVICE_PORT,
   serviceName,
   ingressName,
+  wantsAutoscaler,
   wantsDisruptionBudget,
   wantsIngress,
 } from "./desired.ts";
 
-export type ChildKindName = "Deployment" | "Service" | "PodDisruptionBudget" | "Ingress";
+export type ChildKindName = "Deployment" | "Service" | "PodDisruptionBudget" | "Ingress" | "HorizontalPodAutoscaler";
 
 export interface ChildKind {
   kind: ChildKindName;
@@ -62,7 +67,7 @@ export const DEPLOYMENT_KIND: ChildKind = {
   rt: DEPLOYMENT_RESOURCE,
   name: deploymentName,
   desired: desiredDeployment,
-  describe: (w) => ` with ${w.spec.replicas} replicas of ${w.spec.image}`,
+  describe: (w) => ` with ${replicasOf(w)} of ${w.spec.image}`,
   priority: deploymentEventPriority,
 };
 
@@ -104,13 +109,37 @@ export const INGRESS_KIND: ChildKind = {
   unwantedBecause: () => "spec.expose was removed",
 };
 
+export const HORIZONTAL_POD_AUTOSCALER_KIND: ChildKind = {
+  kind: "HorizontalPodAutoscaler",
+  rt: HORIZONTAL_POD_AUTOSCALER_RESOURCE,
+  name: horizontalPodAutoscalerName,
+  desired: desiredHorizontalPodAutoscaler,
+  describe: (w) => ` (${autoscaledRange(w)} pods of Deployment ${deploymentName(w.metadata.name)})`,
+  priority: serviceEventPriority,
+  wanted: wantsAutoscaler,
+  unwantedBecause: () => "spec.autoscaling was removed",
+};
+
 /** Every kind, the workload first. */
 export const CHILD_KINDS: readonly ChildKind[] = [
   DEPLOYMENT_KIND,
   SERVICE_KIND,
   POD_DISRUPTION_BUDGET_KIND,
   INGRESS_KIND,
+  HORIZONTAL_POD_AUTOSCALER_KIND,
 ];
+
+/** "2-10" pods, as spec.autoscaling allows. */
+const autoscaledRange = (w: WebApp): string => {
+  const { minReplicas, maxReplicas } = desiredHorizontalPodAutoscaler(w).spec;
+  return `${minReplicas}-${maxReplicas}`;
+};
+
+/** How the Deployment's Created event counts its pods: "3 replicas", or "2-10 replicas (autoscaled)". */
+const replicasOf = (w: WebApp): string => {
+  const fixed = fixedReplicas(w.spec);
+  return fixed !== undefined ? `${fixed} replicas` : `${autoscaledRange(w)} replicas (autoscaled)`;
+};
 
 /** Whether a WebApp of this spec has a child of this kind. */
 export const isWanted = (k: ChildKind, spec: WebAppSpec): boolean => k.wanted?.(spec) ?? true;

@@ -13,6 +13,8 @@
  *   ownership handed over to apply before an apply could drop a field (ownership.ts), so a dropped field is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only), and neither does a field admission
  *   stored otherwise on our own last write (admission.ts): a write returns what admission made of it, recorded.
+ * - An autoscaled Deployment's replica count is the autoscaler's: the intent leaves it out, and keepReplicas makes
+ *   sure our apply cannot reset it (REPLICAS_KEEPER).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
  * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
  *   all the children created in one pass (announceCreated).
@@ -21,7 +23,7 @@
  *   newer version brings, never deleted blind); someone else's object of that name is left alone, and so is a
  *   missing one.
  */
-import type { WebApp } from "../api/webapp.ts";
+import { fixedReplicas, type WebApp } from "../api/webapp.ts";
 import { isConflict, isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
@@ -30,7 +32,7 @@ import { type AdmittedField, admittedBy, drift } from "./admission.ts";
 import { type ChildKind, type ChildKindName, kindOf } from "./child-kinds.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply, reshapes } from "./diff.ts";
-import { mayHaveCreateEntry, ownershipHandover, showsCreateEntry } from "./ownership.ts";
+import { managerEntries, mayHaveCreateEntry, ownershipHandover, showsCreateEntry } from "./ownership.ts";
 import { type Problem, resourceExistsProblem } from "./status.ts";
 
 export const FIELD_MANAGER = "webapp-operator";
@@ -254,6 +256,7 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
   if (!changed && !leftover) return { kind: "converged", live };
   const handedOver = reshapes(changes) || leftover ? await handOver(ctx, child, live) : false;
   if (!changed && !handedOver) return { kind: "converged", live };
+  await keepReplicas(ctx, child, live);
   const intent = { ...child.desired, metadata: { ...child.desired.metadata, uid: live.metadata.uid } };
   const applied = await ctx.client.apply<KubeObject>(child.rt, intent, {
     fieldManager: FIELD_MANAGER,
@@ -274,6 +277,41 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
   return { kind: "converged", live: applied, wrote: "updated", admitted: admittedBy(child.kind, returned) };
 }
 
+/**
+ * The field manager that holds an autoscaled Deployment's spec.replicas for the autoscaler (never ours to write).
+ * Server-side apply removes a field its manager owned and the intent dropped when no other manager owns it: the
+ * Deployment would fall back to 1 replica. So before our first apply without replicas, this manager applies the
+ * count the Deployment has (the Kubernetes documentation's ownership transfer to an autoscaler): the field then has
+ * an owner besides us, which keeps it as the autoscaler changes it.
+ */
+export const REPLICAS_KEEPER = `${FIELD_MANAGER}-replicas-keeper`;
+
+/**
+ * Before an apply of a Deployment intent without spec.replicas (spec.autoscaling): the count it runs is kept by
+ * REPLICAS_KEEPER. Once per Deployment: the cache shows that manager's entry afterwards. Not forced: a conflict means
+ * another manager (the autoscaler) holds another count than the cache showed, which keeps the field as well.
+ */
+async function keepReplicas(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<void> {
+  const replicas = (live.spec as { replicas?: unknown } | undefined)?.replicas;
+  if (child.kind !== "Deployment" || (child.desired.spec as { replicas?: number }).replicas !== undefined) return;
+  if (typeof replicas !== "number" || managerEntries(live).some((e) => e.manager === REPLICAS_KEEPER)) return;
+  const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
+  const keeper = { apiVersion: child.desired.apiVersion, kind: child.desired.kind, spec: { replicas } };
+  try {
+    await ctx.client.apply(
+      child.rt,
+      { ...keeper, metadata: { name, namespace, uid: live.metadata.uid } },
+      {
+        fieldManager: REPLICAS_KEEPER,
+        signal: ctx.signal,
+      },
+    );
+  } catch (e) {
+    if (!isConflict(e)) throw e;
+  }
+  ctx.logger.debug(`${childRef(child)}: ${replicas} replicas kept for the autoscaler by ${REPLICAS_KEEPER}`);
+}
+
 /** What an apply that only pruned our leftovers is logged and announced as. */
 const PRUNED = "fields our create set that the intent no longer has";
 
@@ -286,7 +324,7 @@ function announceUpdate(ctx: ConvergeContext, child: Child, applied: KubeObject,
   ctx.logger.info(`updated ${childRef(child)}`, { fields, uid: applied.metadata.uid });
   const name = child.desired.metadata.name;
   if (fields.length === 1 && fields[0] === "spec.replicas") {
-    const message = `${child.kind} ${name} updated to ${ctx.webapp.spec.replicas} replicas`;
+    const message = `${child.kind} ${name} updated to ${fixedReplicas(ctx.webapp.spec)} replicas`;
     ctx.recorder.event(ctx.webapp, "Normal", REASON.scaled, message);
   } else {
     const message = `${child.kind} ${name} updated (${fields.join(", ")})`;

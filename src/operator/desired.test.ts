@@ -5,10 +5,12 @@ import { testApp } from "./_test-fixtures.ts";
 import {
   controllerReference,
   desiredDeployment,
+  desiredHorizontalPodAutoscaler,
   desiredIngress,
   desiredPodDisruptionBudget,
   desiredService,
   pullPolicyFor,
+  wantsAutoscaler,
   wantsDisruptionBudget,
   wantsIngress,
   webAppSelector,
@@ -134,6 +136,52 @@ describe("desiredPodDisruptionBudget", () => {
     expect(wantsDisruptionBudget(testApp({ replicas: 2 }).spec)).toBe(true);
     expect(wantsDisruptionBudget(testApp({ replicas: 1 }).spec)).toBe(false);
     expect(wantsDisruptionBudget(testApp({ disruptionBudget: { enabled: false } }).spec)).toBe(false);
+  });
+});
+
+describe("autoscaling", () => {
+  const autoscaled = (autoscaling: NonNullable<ReturnType<typeof testApp>["spec"]["autoscaling"]>) =>
+    testApp({ replicas: undefined, autoscaling, resources: { requests: { cpu: "100m", memory: "64Mi" } } });
+
+  test("the Deployment leaves spec.replicas to the autoscaler; left out without autoscaling, it is 1", () => {
+    const intent = desiredDeployment(autoscaled({ maxReplicas: 10 }));
+    expect(intent.spec).not.toHaveProperty("replicas");
+    expect(Object.keys(intent.spec)).toEqual(["selector", "template"]);
+    expect(desiredDeployment(testApp({ replicas: undefined })).spec.replicas).toBe(1);
+  });
+
+  test("the HorizontalPodAutoscaler targets the Deployment, every defaulted field set: min 1, CPU at 80%", () => {
+    const app = autoscaled({ maxReplicas: 10 });
+    expect(wantsAutoscaler(app.spec)).toBe(true);
+    expect(wantsAutoscaler(testApp().spec)).toBe(false);
+    expect(desiredHorizontalPodAutoscaler(app)).toEqual({
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "test-app-hpa", namespace: "default", labels, ownerReferences: [owner] },
+      spec: {
+        scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "test-app-deployment" },
+        minReplicas: 1,
+        maxReplicas: 10,
+        metrics: [
+          { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } },
+        ],
+      },
+    });
+  });
+
+  test("the spec's targets, memory as a second metric; a PodDisruptionBudget from a minimum of 2", () => {
+    const app = autoscaled({
+      minReplicas: 2,
+      maxReplicas: 6,
+      targetCPUUtilizationPercentage: 50,
+      targetMemoryUtilizationPercentage: 70,
+    });
+    expect(desiredHorizontalPodAutoscaler(app).spec.metrics.map((m) => m.resource)).toEqual([
+      { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } },
+      { name: "memory", target: { type: "Utilization", averageUtilization: 70 } },
+    ]);
+    expect(wantsDisruptionBudget(app.spec)).toBe(true);
+    expect(wantsDisruptionBudget(autoscaled({ maxReplicas: 6 }).spec)).toBe(false);
   });
 });
 

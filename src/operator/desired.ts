@@ -26,12 +26,16 @@
 import type { KubeObject, OwnerReference } from "../kube/types.ts";
 import {
   API_VERSION,
+  DEFAULT_CPU_UTILIZATION,
   DEFAULT_MAX_UNAVAILABLE,
   DEPLOYMENT_SUFFIX,
+  fixedReplicas,
+  HORIZONTAL_POD_AUTOSCALER_SUFFIX,
   DISRUPTION_BUDGET_MIN_REPLICAS,
   type ImagePullPolicy,
   INGRESS_SUFFIX,
   KIND,
+  leastReplicas,
   POD_DISRUPTION_BUDGET_SUFFIX,
   SERVICE_SUFFIX,
   type WebAppSpec,
@@ -61,6 +65,8 @@ export const deploymentName = (webappName: string): string => `${webappName}${DE
 export const serviceName = (webappName: string): string => `${webappName}${SERVICE_SUFFIX}`;
 export const podDisruptionBudgetName = (webappName: string): string => `${webappName}${POD_DISRUPTION_BUDGET_SUFFIX}`;
 export const ingressName = (webappName: string): string => `${webappName}${INGRESS_SUFFIX}`;
+export const horizontalPodAutoscalerName = (webappName: string): string =>
+  `${webappName}${HORIZONTAL_POD_AUTOSCALER_SUFFIX}`;
 
 /** Labels on the owned objects and their pods; also the pod selector. */
 export function webAppLabels(webappName: string): Record<string, string> {
@@ -95,7 +101,8 @@ export interface DeploymentIntent extends KubeObject {
   apiVersion: "apps/v1";
   kind: "Deployment";
   spec: {
-    replicas: number;
+    /** Absent with spec.autoscaling: the HorizontalPodAutoscaler's to set (converge.ts hands it over). */
+    replicas?: number;
     selector: { matchLabels: Record<string, string> };
     template: {
       metadata: { labels: Record<string, string> } & Omit<TemplateMetadataOptions, "labels">;
@@ -132,12 +139,13 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
   const { labels: podLabels, ...templateAnnotations } = templateMetadata;
   const digest = templateFieldsDigest({ container, pod, metadata: templateMetadata });
   const metadata = ownedMetadata(webapp, deploymentName(webapp.metadata.name));
+  const replicas = fixedReplicas(webapp.spec);
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: digest ? { ...metadata, annotations: { [TEMPLATE_FIELDS_ANNOTATION]: digest } } : metadata,
     spec: {
-      replicas: webapp.spec.replicas,
+      ...(replicas !== undefined ? { replicas } : {}),
       selector: { matchLabels: { ...labels } },
       template: {
         metadata: { labels: { ...labels, ...podLabels }, ...templateAnnotations },
@@ -190,9 +198,12 @@ export interface PodDisruptionBudgetIntent extends KubeObject {
   };
 }
 
-/** The WebApp runs DISRUPTION_BUDGET_MIN_REPLICAS pods or more and its spec does not turn the budget off. */
+/**
+ * The WebApp runs DISRUPTION_BUDGET_MIN_REPLICAS pods or more (spec.replicas, or the autoscaler's minimum) and its spec
+ * does not turn the budget off.
+ */
 export function wantsDisruptionBudget(spec: WebAppSpec): boolean {
-  return spec.disruptionBudget?.enabled !== false && spec.replicas >= DISRUPTION_BUDGET_MIN_REPLICAS;
+  return spec.disruptionBudget?.enabled !== false && leastReplicas(spec) >= DISRUPTION_BUDGET_MIN_REPLICAS;
 }
 
 export function desiredPodDisruptionBudget(webapp: WebApp): PodDisruptionBudgetIntent {
@@ -241,6 +252,54 @@ export function desiredIngress(webapp: WebApp): IngressIntent {
       ...(ingressClassName ? { ingressClassName } : {}),
       ...(tlsSecretName ? { tls: [{ hosts: [host], secretName: tlsSecretName }] } : {}),
       rules: [{ host, http: { paths: [{ path, pathType: "Prefix", backend }] } }],
+    },
+  };
+}
+
+export interface HorizontalPodAutoscalerIntent extends KubeObject {
+  apiVersion: "autoscaling/v2";
+  kind: "HorizontalPodAutoscaler";
+  spec: {
+    scaleTargetRef: { apiVersion: "apps/v1"; kind: "Deployment"; name: string };
+    minReplicas: number;
+    maxReplicas: number;
+    metrics: ResourceMetric[];
+  };
+}
+
+interface ResourceMetric {
+  type: "Resource";
+  resource: { name: "cpu" | "memory"; target: { type: "Utilization"; averageUtilization: number } };
+}
+
+/** The WebApp asks for autoscaling (spec.autoscaling). */
+export const wantsAutoscaler = (spec: WebAppSpec): boolean => spec.autoscaling !== undefined;
+
+const utilization = (name: "cpu" | "memory", averageUtilization: number): ResourceMetric => ({
+  type: "Resource",
+  resource: { name, target: { type: "Utilization", averageUtilization } },
+});
+
+/**
+ * The HorizontalPodAutoscaler of spec.autoscaling, for the WebApp's Deployment; call only when wantsAutoscaler. Every
+ * field it has a default for is set (minReplicas 1, CPU at 80%), so that a value removed from the spec is a
+ * difference diff.ts sees, and goes back to the default.
+ */
+export function desiredHorizontalPodAutoscaler(webapp: WebApp): HorizontalPodAutoscalerIntent {
+  const a = webapp.spec.autoscaling ?? { maxReplicas: 1 };
+  const memory = a.targetMemoryUtilizationPercentage;
+  return {
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: ownedMetadata(webapp, horizontalPodAutoscalerName(webapp.metadata.name)),
+    spec: {
+      scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: deploymentName(webapp.metadata.name) },
+      minReplicas: a.minReplicas ?? 1,
+      maxReplicas: a.maxReplicas,
+      metrics: [
+        utilization("cpu", a.targetCPUUtilizationPercentage ?? DEFAULT_CPU_UTILIZATION),
+        ...(memory !== undefined ? [utilization("memory", memory)] : []),
+      ],
     },
   };
 }

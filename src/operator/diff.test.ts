@@ -68,6 +68,37 @@ describe("needsApply", () => {
     expect(needsApply(desiredDeployment(testApp()), live)).toEqual(scaled);
   });
 
+  test("an autoscaled Deployment: the replica count the autoscaler set is no difference", () => {
+    const autoscaled = testApp({
+      replicas: undefined,
+      autoscaling: { maxReplicas: 9 },
+      resources: { requests: { cpu: "1" } },
+    });
+    const intent = desiredDeployment(autoscaled);
+    const live = structuredClone(intent) as Record<string, any>;
+    live.spec.replicas = 7;
+    expect(needsApply(intent, live as KubeObject)).toEqual({ diffs: [], extra: 0 });
+  });
+
+  test("an atomic list (items without a key, an HPA's metrics) of another length is a difference, whole", () => {
+    const cpu = {
+      type: "Resource",
+      resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } },
+    };
+    const memory = { ...cpu, resource: { ...cpu.resource, name: "memory" } };
+    const hpa = (metrics: unknown[]): KubeObject => ({
+      apiVersion: "autoscaling/v2",
+      kind: "HorizontalPodAutoscaler",
+      metadata: { name: "a-hpa" },
+      spec: { minReplicas: 1, metrics },
+    });
+    expect(needsApply(hpa([cpu]), hpa([cpu])).diffs).toEqual([]);
+    expect(needsApply(hpa([cpu]), hpa([cpu, memory])).diffs).toEqual([
+      { path: "spec.metrics", want: [cpu], have: [cpu, memory] },
+    ]);
+    expect(needsApply(hpa([cpu, memory]), hpa([cpu])).diffs.map((d) => d.path)).toEqual(["spec.metrics"]);
+  });
+
   test("a value changed in place is not a reshape; a port or container live does not have is one", () => {
     const live = liveDeployment();
     expect(reshapes(needsApply(desiredDeployment(testApp({ image: "nginx:1.26" })), live).diffs)).toBe(false);

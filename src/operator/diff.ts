@@ -8,7 +8,9 @@
  * - Maps are subsets: every desired key must be present in live with an equal value; extra live
  *   keys (labels others added, defaulted fields) are fine.
  * - Lists of objects are matched by key (uid, then name, then containerPort, then port), as server-side
- *   apply merges them; extra live items are fine, a desired item missing from live is a difference.
+ *   apply merges them; extra live items are fine, a desired item missing from live is a difference. Lists whose
+ *   items have none of those keys are atomic in the Kubernetes API (an HPA's metrics, an Ingress's rules): matched
+ *   by index, and a live list of another length is a difference (a metric the spec dropped).
  *   Lists of scalars must be equal.
  * - Scalars are compared exactly (8080 differs from "8080").
  * - `diffs` names every difference at its leaf, e.g. "spec.replicas",
@@ -124,6 +126,10 @@ function compare(want: unknown, have: unknown, path: string, out: ApplyCheck): v
 }
 
 function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path: string, out: ApplyCheck): void {
+  if (want.every((item) => LIST_KEYS.every((k) => item[k] === undefined)) && want.length !== have.length) {
+    differs(out, path, want, have); // items without a key: an atomic list (an HPA's metrics), whole or not at all
+    return;
+  }
   const matched = new Set<unknown>();
   want.forEach((item, index) => {
     const key = LIST_KEYS.find((k) => item[k] !== undefined);

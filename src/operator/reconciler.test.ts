@@ -598,6 +598,11 @@ describe("an exposed WebApp (spec.expose: an Ingress to its Service)", () => {
     await w.reconcile();
     expect(w.api.actions.filter((a) => a.method === "DELETE").map((a) => a.path)).toEqual([`${INGS}/test-app-ingress`]);
     expect(w.events.at(-1)?.message).toBe("Ingress test-app-ingress deleted: spec.expose was removed");
+    // The merge patch of the status removes status.url (null): left out, the stored one would stay.
+    w.resync();
+    await w.reconcile();
+    expect(statusOf(w)).toHaveProperty("url", null);
+    expect((w.api.object(WEBAPP_RESOURCE, "default", "test-app") as WebAppObject).status).not.toHaveProperty("url");
   });
 
   test("naming an IngressClass the cluster does not have: Stalled IngressClassNotFound with a Warning, until it exists", async () => {

@@ -58,12 +58,19 @@ export async function writeStatus(
     return "left";
   }
   try {
-    await deps.client.patch(WEBAPP_RESOURCE, name as string, namespace, { status }, "merge", {
-      subresource: "status",
-      fieldManager: FIELD_MANAGER,
-      signal,
-      discardResponse: true, // nobody reads the echo of the whole WebApp
-    });
+    await deps.client.patch(
+      WEBAPP_RESOURCE,
+      name as string,
+      namespace,
+      { status: cleared(webapp.status, status) },
+      "merge",
+      {
+        subresource: "status",
+        fieldManager: FIELD_MANAGER,
+        signal,
+        discardResponse: true, // nobody reads the echo of the whole WebApp
+      },
+    );
   } catch (e) {
     if (isNotFound(e)) return "written"; // deleted meanwhile: nothing left to report on
     throw e;
@@ -89,6 +96,15 @@ function turnsTrue(stored: WebAppStatus | undefined, next: WebAppStatus, type: s
   );
 }
 
+/**
+ * The status as a merge patch: a field the stored status has and this one has not (status.url once spec.expose is
+ * gone, status.autoscaling, status.admitted) is null, which removes it; left out, a merge patch would keep it.
+ */
+function cleared(stored: WebAppStatus | undefined, next: WebAppStatus): Record<string, unknown> {
+  const gone = Object.keys(stored ?? {}).filter((key) => !(key in next));
+  return gone.length === 0 ? next : { ...next, ...Object.fromEntries(gone.map((key) => [key, null])) };
+}
+
 /** What a status write changes, for the debug log: top-level fields, and "Ready.reason"-style condition parts. */
 function changedParts(before: WebAppStatus | undefined, after: WebAppStatus): string[] {
   const parts: string[] = [];
@@ -102,6 +118,7 @@ function changedParts(before: WebAppStatus | undefined, after: WebAppStatus): st
   ] as const)
     if (before?.[key] !== after[key]) parts.push(`${key}=${after[key]}`);
   if (JSON.stringify(before?.admitted ?? []) !== JSON.stringify(after.admitted ?? [])) parts.push("admitted");
+  if (JSON.stringify(before?.autoscaling) !== JSON.stringify(after.autoscaling)) parts.push("autoscaling");
   for (const c of after.conditions ?? []) {
     const old = findCondition(before?.conditions, c.type);
     for (const field of ["status", "reason", "message", "lastTransitionTime", "observedGeneration"] as const)

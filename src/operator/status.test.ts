@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test";
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { testApp } from "./_test-fixtures.ts";
-import { desiredDeployment, desiredIngress, desiredPodDisruptionBudget, desiredService } from "./desired.ts";
+import {
+  desiredDeployment,
+  desiredHorizontalPodAutoscaler,
+  desiredIngress,
+  desiredPodDisruptionBudget,
+  desiredService,
+} from "./desired.ts";
 import { computeStatus, resourceExistsProblem, statusEqual } from "./status.ts";
 
 const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -568,5 +574,46 @@ describe("computeStatus of an exposed WebApp (spec.expose: its Ingress)", () => 
 
   test("its Ingress missing: not Available, as any wanted child", () => {
     expect(byType(computeStatus(exposed, live(), [], T0)).Available?.[1]).toBe("IngressNotFound");
+  });
+});
+
+describe("an autoscaled WebApp", () => {
+  const app = testApp({
+    replicas: undefined,
+    autoscaling: { minReplicas: 2, maxReplicas: 4 },
+    resources: { requests: { cpu: "1" } },
+  });
+  const hpa = (status?: Record<string, unknown>): KubeObject => ({
+    ...desiredHorizontalPodAutoscaler(app),
+    ...(status ? { status } : {}),
+  });
+  const live = (d: KubeObject, h: KubeObject) => ({
+    Deployment: d,
+    Service: service(),
+    PodDisruptionBudget: budget(),
+    HorizontalPodAutoscaler: h,
+  });
+
+  test("counts the replicas its autoscaler set: at the maximum it is Ready, with the autoscaler's counts", () => {
+    const st = computeStatus(
+      app,
+      live(deployment({ specReplicas: 4 }), hpa({ currentReplicas: 4, desiredReplicas: 4 })),
+      [],
+      T0,
+    );
+    expect(byType(st).Ready).toEqual(["True", "Available", "4/4 replicas are ready; autoscaled between 2 and 4 pods"]);
+    expect(st.autoscaling).toEqual({ currentReplicas: 4, desiredReplicas: 4 });
+    expect(
+      statusEqual(withStatus(app, st).status, { ...st, autoscaling: { currentReplicas: 3, desiredReplicas: 4 } }),
+    ).toBe(false);
+  });
+
+  test("before its autoscaler's first sync: no counts; its autoscaler missing: not Available", () => {
+    expect(computeStatus(app, live(deployment({ specReplicas: 2 }), hpa()), [], T0).autoscaling).toBeUndefined();
+    const { HorizontalPodAutoscaler: _, ...without } = live(deployment({ specReplicas: 2 }), hpa());
+    expect(byType(computeStatus(app, without, [], T0)).Available?.slice(0, 2)).toEqual([
+      "False",
+      "HorizontalPodAutoscalerNotFound",
+    ]);
   });
 });

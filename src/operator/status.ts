@@ -12,7 +12,9 @@
  *                Forbidden, ProgressDeadlineExceeded, ReplicaFailure, a pod failure other than ProbeFailed
  *                (podProblems(), readiness/pods.ts); absent otherwise. Never there together with Reconciling.
  *   Available:   True iff the Deployment reports Available (its minimum replicas are up) and every other child the
- *                spec wants exists (child-kinds.ts: a PodDisruptionBudget only from 2 replicas).
+ *                spec wants exists (child-kinds.ts: a PodDisruptionBudget only from 2 replicas). With
+ *                spec.autoscaling, the replicas it counts are the Deployment's, as the autoscaler set them: a WebApp
+ *                at its autoscaler's maximum is as Ready as any (status.autoscaling has the autoscaler's counts).
  *   Progressing: True while a rollout or scale is under way; False when complete, blocked or past its deadline.
  *   Degraded:    True iff Stalled is, or a write failed.
  *   Each has a reason and a message that says what to do; Ready's reason is the cause when it is False.
@@ -32,7 +34,13 @@
 import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
-import type { Condition, WebAppObject, WebAppStatus } from "../api/webapp.ts";
+import {
+  type Autoscaling,
+  type Condition,
+  fixedReplicas,
+  type WebAppObject,
+  type WebAppStatus,
+} from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
@@ -121,7 +129,8 @@ export function computeStatus(
   const spec = parsed.ok ? parsed.spec : undefined;
   const pending = seen.pending ?? [];
   const admitted = seen.admitted ?? webapp.status?.admitted ?? [];
-  const desiredReplicas = spec?.replicas ?? dep?.specReplicas ?? 0;
+  // Autoscaled: what the Deployment runs now, as the HorizontalPodAutoscaler set it.
+  const desiredReplicas = (spec && fixedReplicas(spec)) ?? dep?.specReplicas ?? 0;
   const found: Problem[] = [...problems];
   if (!parsed.ok && !problems.some((p) => p.reason === "InvalidSpec")) {
     const issues = formatIssues(parsed.issues).replaceAll("\n", "; ");
@@ -135,7 +144,11 @@ export function computeStatus(
   // The kinds this WebApp has; with an invalid spec, the optional ones it still controls.
   const kinds = CHILD_KINDS.filter((k) => (spec ? isWanted(k, spec) : !k.wanted || live[k.kind] !== undefined));
   const address = spec?.expose && live.Ingress ? exposedAt(spec.expose, live.Ingress) : undefined;
-  const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds, address?.message);
+  const autoscaled = spec?.autoscaling ? autoscaledMessage(spec.autoscaling) : undefined;
+  const notes = [autoscaled, address?.message].filter((n) => n !== undefined).join("; ") || undefined;
+  const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds, notes);
+  const autoscaler =
+    spec?.autoscaling && live.HorizontalPodAutoscaler ? autoscalerStatus(live.HorizontalPodAutoscaler) : undefined;
   const progressing: ConditionState = rollout
     ? cond(
         "Progressing",
@@ -160,6 +173,7 @@ export function computeStatus(
     readyReplicas: dep?.readyReplicas ?? 0,
     availableReplicas: dep?.availableReplicas ?? 0,
     selector: webAppSelector(name),
+    ...(autoscaler ? { autoscaling: autoscaler } : {}),
     ...(address?.url ? { url: address.url } : {}),
     conditions: withTransitionTimes(conditions, webapp.status?.conditions, now, generation),
     ...(admitted.length > 0 ? { admitted: [...admitted] } : {}),
@@ -210,6 +224,26 @@ function availableCondition(
     : cond("Available", false, "DeploymentUnavailable", said);
 }
 
+/** "autoscaled between 2 and 10 pods", what the Available message adds for spec.autoscaling. */
+function autoscaledMessage(a: Autoscaling): string {
+  return `autoscaled between ${a.minReplicas ?? 1} and ${a.maxReplicas} pods`;
+}
+
+/** status.autoscaling: the counts the HorizontalPodAutoscaler reports (none before its first sync). */
+function autoscalerStatus(hpa: KubeObject): NonNullable<WebAppStatus["autoscaling"]> | undefined {
+  const { currentReplicas, desiredReplicas } = (hpa.status ?? {}) as {
+    currentReplicas?: unknown;
+    desiredReplicas?: unknown;
+  };
+  const count = (n: unknown) => (typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : undefined);
+  const [current, desired] = [count(currentReplicas), count(desiredReplicas)];
+  if (current === undefined && desired === undefined) return undefined;
+  return {
+    ...(current !== undefined ? { currentReplicas: current } : {}),
+    ...(desired !== undefined ? { desiredReplicas: desired } : {}),
+  };
+}
+
 /**
  * What the WebApp's Ingress says of its address: status.url once the Ingress controller gave it one (an IP or a host
  * name in status.loadBalancer), and a message either way. No address is no reason to be unready: the pods serve
@@ -255,6 +289,8 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
     a.readyReplicas === b.readyReplicas &&
     a.availableReplicas === b.availableReplicas &&
     a.selector === b.selector &&
+    a.autoscaling?.currentReplicas === b.autoscaling?.currentReplicas &&
+    a.autoscaling?.desiredReplicas === b.autoscaling?.desiredReplicas &&
     a.url === b.url &&
     sameAdmitted(a.admitted, b.admitted) &&
     conditionsEqual(withoutFalseAbnormal(a.conditions), withoutFalseAbnormal(b.conditions))

@@ -8,6 +8,7 @@ const base = { image: "nginx:1.25", port: 8080 };
 const app = (over: Record<string, unknown>) => ({ ...base, ...over });
 const secretKey = { secretKeyRef: { name: "db", key: "url" } };
 const http = { httpGet: { path: "/healthz", port: 8080 } };
+const cpu100m = { requests: { cpu: "100m" } };
 
 export interface SpecCase {
   what: string;
@@ -132,6 +133,52 @@ export const SPEC_CASES: SpecCase[] = [
   { what: "a cpu given as a number", spec: app({ resources: { requests: { cpu: 1 } } }) },
   { what: "a memory of 2Ei", spec: app({ resources: { limits: { memory: "2Ei" } } }) },
   { what: "a memory with a unit typo", spec: app({ resources: { limits: { memory: "512MB" } } }) },
+  { what: "autoscaling with a cpu request", spec: app({ autoscaling: { maxReplicas: 10 }, resources: cpu100m }) },
+  {
+    what: "autoscaling with every field",
+    spec: app({
+      autoscaling: {
+        minReplicas: 2,
+        maxReplicas: 1000,
+        targetCPUUtilizationPercentage: 1000,
+        targetMemoryUtilizationPercentage: 1,
+      },
+      resources: { requests: { cpu: "100m", memory: "64Mi" } },
+    }),
+  },
+  {
+    what: "autoscaling min equal to max",
+    spec: app({ autoscaling: { minReplicas: 3, maxReplicas: 3 }, resources: cpu100m }),
+  },
+  {
+    what: "autoscaling beside replicas",
+    spec: app({ replicas: 2, autoscaling: { maxReplicas: 5 }, resources: cpu100m }),
+  },
+  { what: "autoscaling without a cpu request", spec: app({ autoscaling: { maxReplicas: 5 } }) },
+  {
+    what: "autoscaling without a cpu request, a memory request only",
+    spec: app({ autoscaling: { maxReplicas: 5 }, resources: { requests: { memory: "64Mi" } } }),
+  },
+  {
+    what: "autoscaling on memory without a memory request",
+    spec: app({ autoscaling: { maxReplicas: 5, targetMemoryUtilizationPercentage: 70 }, resources: cpu100m }),
+  },
+  {
+    what: "autoscaling min above max",
+    spec: app({ autoscaling: { minReplicas: 6, maxReplicas: 5 }, resources: cpu100m }),
+  },
+  { what: "autoscaling without max", spec: app({ autoscaling: { minReplicas: 2 }, resources: cpu100m }) },
+  {
+    what: "autoscaling bounds out of range",
+    spec: app({ autoscaling: { minReplicas: 0, maxReplicas: 1001 }, resources: cpu100m }),
+  },
+  {
+    what: "autoscaling targets out of range",
+    spec: app({
+      autoscaling: { maxReplicas: 5, targetCPUUtilizationPercentage: 0, targetMemoryUtilizationPercentage: 1001 },
+      resources: { requests: { cpu: "100m", memory: "64Mi" } },
+    }),
+  },
   { what: "disruptionBudget maxUnavailable 2", spec: app({ replicas: 5, disruptionBudget: { maxUnavailable: 2 } }) },
   { what: "disruptionBudget maxUnavailable 0", spec: app({ replicas: 5, disruptionBudget: { maxUnavailable: 0 } }) },
   { what: "disruptionBudget minAvailable 3", spec: app({ replicas: 5, disruptionBudget: { minAvailable: 3 } }) },

@@ -35,7 +35,6 @@ describe("the spec `devctl webapp create` sends", () => {
     );
     expect(spec).toEqual({
       image: "shop:v3",
-      replicas: 1,
       port: 8080,
       env: [
         { name: "MODE", value: "production" },
@@ -48,6 +47,23 @@ describe("the spec `devctl webapp create` sends", () => {
       podSecurity: "restricted",
       expose: { host: "shop.example.com" },
     });
+  });
+
+  test("--min and --max set spec.autoscaling; beside --replicas, or without --cpu, each is refused naming its flag", () => {
+    expect(validSpec(flags({ cpu: "100m", min: "2", max: "10" })).autoscaling).toEqual({
+      minReplicas: 2,
+      maxReplicas: 10,
+    });
+    expect(refusal({ cpu: "100m", min: "2", max: "10", replicas: "3" })).toContain(
+      "spec.replicas (--replicas): spec.replicas and spec.autoscaling cannot both be set",
+    );
+    expect(refusal({ min: "2", max: "10" })).toContain(
+      "spec.autoscaling (--min/--max): spec.autoscaling needs spec.resources.requests.cpu",
+    );
+    expect(refusal({ cpu: "100m", min: "2" })).toContain("spec.autoscaling.maxReplicas (--max):");
+    expect(refusal({ cpu: "100m", min: "5", max: "3" })).toContain(
+      "spec.autoscaling.minReplicas (--min): minReplicas must be at most maxReplicas",
+    );
   });
 
   test("--cpu alone requests cpu only; --restricted=false and empty repeatables set nothing", () => {

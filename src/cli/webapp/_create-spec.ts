@@ -6,8 +6,8 @@
  * - Each flag sets one field: --image, --port, --replicas, --image-pull-policy as named; --env NAME=VALUE (each
  *   one an item of spec.env), --env-from-secret NAME (each one a spec.envFrom secretRef), --health-path
  *   (spec.healthCheck.path), --cpu and --memory (spec.resources.requests: what the scheduler reserves for each pod),
- *   --restricted (spec.podSecurity: restricted), --host (spec.expose.host: an Ingress for it). A flag left out leaves
- *   its field out.
+ *   --min and --max (spec.autoscaling's bounds: an autoscaler decides the count), --restricted (spec.podSecurity:
+ *   restricted), --host (spec.expose.host: an Ingress for it). A flag left out leaves its field out.
  * - Refused before anything is sent: a --env without "=" by its flag's own check (parseEnvFlag), every other bad
  *   value by the schema, each issue with its field and the flag that set it: `spec.resources.requests.cpu (--cpu):
  *   must be a quantity ...`, all in one UsageError.
@@ -28,6 +28,8 @@ export interface CreateFlags {
   "health-path"?: string;
   cpu?: string;
   memory?: string;
+  min?: string;
+  max?: string;
   restricted?: boolean;
   host?: string;
 }
@@ -44,6 +46,9 @@ const FLAG_OF: [path: string, flag: string][] = [
   ["spec.healthCheck", "--health-path"],
   ["spec.resources.requests.cpu", "--cpu"],
   ["spec.resources.requests.memory", "--memory"],
+  ["spec.autoscaling.minReplicas", "--min"],
+  ["spec.autoscaling.maxReplicas", "--max"],
+  ["spec.autoscaling", "--min/--max"],
   ["spec.podSecurity", "--restricted"],
   ["spec.expose", "--host"],
 ];
@@ -69,6 +74,10 @@ export function draftSpec(f: CreateFlags): Record<string, unknown> {
     ...(f.cpu !== undefined ? { cpu: f.cpu } : {}),
     ...(f.memory !== undefined ? { memory: f.memory } : {}),
   };
+  const autoscaling = {
+    ...(f.min !== undefined ? { minReplicas: numberish(f.min) } : {}),
+    ...(f.max !== undefined ? { maxReplicas: numberish(f.max) } : {}),
+  };
   const spec: Record<string, unknown> = {
     image: f.image,
     ...(f.replicas !== undefined ? { replicas: numberish(f.replicas) } : {}),
@@ -78,6 +87,7 @@ export function draftSpec(f: CreateFlags): Record<string, unknown> {
     ...(f["env-from-secret"]?.length ? { envFrom: f["env-from-secret"].map((name) => ({ secretRef: { name } })) } : {}),
     ...(f["health-path"] !== undefined ? { healthCheck: { path: f["health-path"] } } : {}),
     ...(Object.keys(requests).length > 0 ? { resources: { requests } } : {}),
+    ...(Object.keys(autoscaling).length > 0 ? { autoscaling } : {}),
     ...(f.restricted ? { podSecurity: "restricted" } : {}),
     ...(f.host !== undefined ? { expose: { host: f.host } } : {}),
   };

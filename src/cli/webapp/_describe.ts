@@ -4,7 +4,7 @@
  * them: "3m (x4 over 10m)"). Pure: `now` is given; absent values read "<none>". The spec's pod-template
  * fields (env, resources, probes, ...) follow its image, replicas and port when set (_describe-template.ts).
  */
-import type { WebAppObject } from "../../api/webapp.ts";
+import { DEFAULT_CPU_UTILIZATION, type WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 import { templateRows } from "./_describe-template.ts";
 
@@ -47,6 +47,37 @@ function eventAge(e: EventLike, now: number): string {
   return count > 1 ? `${age(now, last)} (x${count} over ${age(now, first)})` : age(now, last);
 }
 
+/** The counts of the status: the Deployment's, the autoscaler's with spec.autoscaling, the generation observed. */
+function statusRows(s: WebAppObject["status"]): [string, string][] {
+  const hpa = s?.autoscaling;
+  return [
+    ["Replicas", none(s?.replicas)],
+    ["Ready Replicas", none(s?.readyReplicas)],
+    ...(hpa
+      ? [
+          ["Autoscaler", `${none(hpa.currentReplicas)} current, ${none(hpa.desiredReplicas)} desired`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
+    ["Observed Generation", none(s?.observedGeneration)],
+  ];
+}
+
+/** "Autoscaling: 2-10 pods, at 80% CPU (and 70% memory)" when spec.autoscaling is set. */
+function autoscalingRows(a: unknown): [string, string][] {
+  if (typeof a !== "object" || a === null) return [];
+  const {
+    minReplicas,
+    maxReplicas,
+    targetCPUUtilizationPercentage: cpu,
+    targetMemoryUtilizationPercentage: memory,
+  } = a as Record<string, unknown>;
+  const target = `${cpu ?? DEFAULT_CPU_UTILIZATION}% CPU${memory !== undefined ? ` and ${memory}% memory` : ""}`;
+  return [["Autoscaling", `${minReplicas ?? 1}-${none(maxReplicas)} pods, at ${target}`]];
+}
+
 export function describeWebApp(w: WebAppObject, events: readonly EventLike[], now: number): string {
   const spec = (typeof w.spec === "object" && w.spec !== null ? w.spec : {}) as Record<string, unknown>;
   const lines = keyValues([
@@ -67,7 +98,13 @@ export function describeWebApp(w: WebAppObject, events: readonly EventLike[], no
   lines.push(
     "Spec:",
     ...keyValues(
-      [["Image", none(spec.image)], ["Replicas", none(spec.replicas)], ["Port", none(spec.port)], ...template.rows],
+      [
+        ["Image", none(spec.image)],
+        ["Replicas", none(spec.replicas)],
+        ...autoscalingRows(spec.autoscaling),
+        ["Port", none(spec.port)],
+        ...template.rows,
+      ],
       "  ",
     ),
   );
@@ -75,17 +112,7 @@ export function describeWebApp(w: WebAppObject, events: readonly EventLike[], no
   if (template.envFrom.length > 0)
     lines.push("  Environment Variables from:", ...template.envFrom.map((l) => `    ${l}`));
   const s = w.status;
-  lines.push(
-    "Status:",
-    ...keyValues(
-      [
-        ["Replicas", none(s?.replicas)],
-        ["Ready Replicas", none(s?.readyReplicas)],
-        ["Observed Generation", none(s?.observedGeneration)],
-      ],
-      "  ",
-    ),
-  );
+  lines.push("Status:", ...keyValues(statusRows(s), "  "));
   const conditions = s?.conditions ?? [];
   lines.push("Conditions:");
   if (conditions.length === 0) lines.push("  <none>");

@@ -1,7 +1,8 @@
 /**
  * The WebApp table, column for column what `kubectl get webapps` prints from the CRD's printer
  * columns: NAME IMAGE DESIRED AVAILABLE READY REASON AGE (NAMESPACE first with -A); `-o wide` adds PORT,
- * PROGRESSING, DEGRADED and URL (status.url, where spec.expose answers). A value the object does not have is an
+ * PROGRESSING, DEGRADED, MINPODS and MAXPODS (spec.autoscaling's range; DESIRED is empty then) and URL (status.url,
+ * where spec.expose answers). A value the object does not have is an
  * empty cell, as kubectl leaves it.
  * Pure: `now` is given.
  */
@@ -9,7 +10,7 @@ import type { WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 
 export const HEADERS = ["NAME", "IMAGE", "DESIRED", "AVAILABLE", "READY", "REASON", "AGE"] as const;
-export const WIDE_HEADERS = ["PORT", "PROGRESSING", "DEGRADED", "URL"] as const;
+export const WIDE_HEADERS = ["PORT", "PROGRESSING", "DEGRADED", "MINPODS", "MAXPODS", "URL"] as const;
 
 const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 const condition = (w: WebAppObject, type: string) => text(w.status?.conditions?.find((c) => c.type === type)?.status);
@@ -19,6 +20,7 @@ export function webAppRow(w: WebAppObject, now: number, wide = false): string[] 
     image?: unknown;
     replicas?: unknown;
     port?: unknown;
+    autoscaling?: { minReplicas?: unknown; maxReplicas?: unknown };
   };
   const created = w.metadata.creationTimestamp ? Date.parse(w.metadata.creationTimestamp) : undefined;
   const row = [
@@ -31,7 +33,16 @@ export function webAppRow(w: WebAppObject, now: number, wide = false): string[] 
     created === undefined ? "<unknown>" : humanDuration(now - created),
   ];
   if (!wide) return row;
-  return [...row, text(spec.port), condition(w, "Progressing"), condition(w, "Degraded"), text(w.status?.url)];
+  const { minReplicas, maxReplicas } = typeof spec.autoscaling === "object" ? (spec.autoscaling ?? {}) : {};
+  const range = [text(minReplicas), text(maxReplicas)];
+  return [
+    ...row,
+    text(spec.port),
+    condition(w, "Progressing"),
+    condition(w, "Degraded"),
+    ...range,
+    text(w.status?.url),
+  ];
 }
 
 export function webAppHeader(withNamespace: boolean, wide = false): string[] {

@@ -1,6 +1,7 @@
 /**
  * `devctl webapp create NAME --image --port [--replicas] [--image-pull-policy] [--env NAME=VALUE]...
- * [--env-from-secret NAME]... [--health-path /PATH] [--cpu Q] [--memory Q] [--restricted] [--host HOST]`: validated
+ * [--env-from-secret NAME]... [--health-path /PATH] [--cpu Q] [--memory Q] [--min N --max N] [--restricted]
+ * [--host HOST]`: validated
  * first with the same schema the operator and the CRD use (_create-spec.ts: a bad value is a usage error naming its
  * field and flag, exit 2, before any kubeconfig is read), then created; `--dry-run` (client) prints it as YAML, `--dry-run=server`
  * has the API server check it (admission, schema) and store nothing.
@@ -28,7 +29,8 @@ Examples:
   devctl webapp create web --image registry.local/web:dev --port 80 --image-pull-policy Never
   devctl webapp create shop --image registry.example.com/shop:v3 --port 8080 --replicas 3 \\
     --env MODE=production --env-from-secret shop-db --health-path /healthz \\
-    --cpu 250m --memory 256Mi --restricted --host shop.example.com`,
+    --cpu 250m --memory 256Mi --restricted --host shop.example.com
+  devctl webapp create api --image registry.example.com/api:v1 --port 8080 --cpu 100m --min 2 --max 10`,
   },
   args: {
     name: {
@@ -38,7 +40,7 @@ Examples:
     },
     image: { type: "string", required: true, description: "Container image, e.g. myregistry/myapp:v2.1.0" },
     port: { type: "string", valueHint: "int", required: true, description: "Port the container listens on (1-65535)" },
-    replicas: { type: "string", valueHint: "int", description: "Number of pods (default 1)" },
+    replicas: { type: "string", valueHint: "int", description: "Number of pods (default 1; or --min/--max)" },
     "image-pull-policy": {
       type: "string",
       description:
@@ -75,6 +77,18 @@ Examples:
       valueHint: "quantity",
       description:
         "Memory request per pod, e.g. 256Mi or 1Gi: what the scheduler reserves (spec.resources.requests.memory)",
+    },
+    min: {
+      type: "string",
+      valueHint: "int",
+      description:
+        "Fewest pods, with --max: an autoscaler decides between them from CPU use (spec.autoscaling; needs --cpu)",
+    },
+    max: {
+      type: "string",
+      valueHint: "int",
+      description:
+        "Most pods the autoscaler may run (spec.autoscaling.maxReplicas; instead of --replicas; needs --cpu)",
     },
     restricted: {
       type: "boolean",

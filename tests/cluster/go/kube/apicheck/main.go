@@ -30,6 +30,7 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -84,8 +85,9 @@ func readCRD(path string) *apiextensions.CustomResourceDefinition {
 func readObjects() []map[string]any {
 	data, err := io.ReadAll(os.Stdin)
 	check(err)
+	// As the API server reads a custom resource: whole numbers as int64, not float64 (CEL compares them as int).
 	var objs []map[string]any
-	check(json.Unmarshal(data, &objs))
+	check(utiljson.Unmarshal(data, &objs))
 	return objs
 }
 
