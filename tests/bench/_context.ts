@@ -81,6 +81,14 @@ export interface Fixture {
   image: string;
 }
 
+/** devctl's seed-shaped figures of this run that the production-shaped scenario reports its own beside. */
+export interface SeedFigures {
+  /** devctl's quiet convergence runs at the largest N (convergence.ts). */
+  convergence?: { n: number; runs: { availableMs: number; requests: Record<string, number> }[] };
+  /** The large memory point (memory.ts): devctl's peak RSS, 5 s after its queue drained, and of a fresh start. */
+  large?: { n: number; peak: number; drained: number; fresh: number };
+}
+
 export interface Context {
   opts: BenchOptions;
   /** Replaced by freshCluster(): read it at each use. */
@@ -88,6 +96,8 @@ export interface Context {
   cluster: BenchCluster;
   log(line: string): void;
   fixture?: Fixture;
+  /** Set by convergence and memory; kept across freshCluster(). */
+  seed: SeedFigures;
   /** Where operator logs and metric timelines of this run are kept (see _evidence.ts). */
   evidenceDir: string;
   /** Extra things to delete at the end (namespaces of external clusters). */
@@ -131,6 +141,7 @@ export function createContext(
     log,
     evidenceDir,
     leftovers: [],
+    seed: {},
     async meter(pids) {
       return cpuMeter({ ...pids, ...(await cluster.controlPlanePids()) });
     },

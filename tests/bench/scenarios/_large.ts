@@ -4,8 +4,9 @@
  *
  * Properties:
  * - The namespace has a ResourceQuota of 0 ReplicaSets (no ReplicaSets, no Pods: see memory.ts).
- * - fromScratch=false (default): the benchmark creates the WebApps, then their Deployments and Services
- *   with the operator's own pure builders and field manager, owner references included; then an
+ * - The WebApps are of `how.shape` (_shape.ts; default the seed's), in a namespace of their own.
+ * - fromScratch=false (default): the benchmark creates the WebApps, then every child their spec wants
+ *   (child-kinds.ts) with the operator's own pure builders and field manager, owner references included; then an
  *   operator starts and works through them (its first pass only writes statuses). The Services are
  *   headless (clusterIP None, a field the operator does not own): allocating 10,000 ClusterIPs costs this
  *   API server O(Services) each, i.e. about ten minutes. This keeps the point within the run's time
@@ -14,11 +15,12 @@
  *   (bounded: whatever it cached after 10 minutes is what is measured, and the report says how many).
  * - Either way: peak RSS of that (devctl) operator (sampled every second), its RSS 5 s after its queue
  *   drained, then a fresh devctl's start → ready and RSS 5 s after its first pass, and the same for a
- *   fresh Go peer when it runs (`peerFresh`).
+ *   fresh Go peer when it runs and `how.peer` is not false (`peerFresh`).
  */
-import { desiredDeployment, desiredService } from "../../../src/operator/desired.ts";
+import { parseWebApp } from "../../../src/api/parse.ts";
+import type { WebApp, WebAppObject } from "../../../src/api/webapp.ts";
+import { CHILD_KINDS, isWanted, SERVICE_KIND } from "../../../src/operator/child-kinds.ts";
 import { FIELD_MANAGER } from "../../../src/operator/reconciler.ts";
-import type { WebApp } from "../../../src/api/webapp.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
 import type { Context } from "../_context.ts";
 import {
@@ -26,15 +28,14 @@ import {
   createNamespace,
   DEPLOYMENT_RESOURCE,
   image,
-  PORT,
   pool,
   RESOURCE_QUOTAS,
   SERVICE_RESOURCE,
   WEBAPP_RESOURCE,
-  webappObject,
 } from "../_kube.ts";
 import { type BenchOperator, type OperatorImpl, requestsOnceQuiet, total } from "../_operator.ts";
 import { residentOf } from "../_proc.ts";
+import { SEED_SHAPE, type Shape } from "../_shape.ts";
 import { fmtMiB, fmtMs } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 
@@ -89,8 +90,8 @@ export interface LargePoint {
   peerFresh?: { rss: number; anon: number; readyMs: number; passed: boolean };
 }
 
-async function quotaNamespace(ctx: Context, n: number): Promise<string> {
-  const ns = await createNamespace(ctx.kube, `memory${n}`);
+async function quotaNamespace(ctx: Context, prefix: string): Promise<string> {
+  const ns = await createNamespace(ctx.kube, prefix);
   ctx.leftovers.push(ns);
   await ctx.kube.create(RESOURCE_QUOTAS, {
     apiVersion: "v1",
@@ -111,8 +112,14 @@ async function quotaNamespace(ctx: Context, n: number): Promise<string> {
   return ns;
 }
 
-export async function largePoint(ctx: Context, n: number, fromScratch: boolean): Promise<LargePoint> {
-  const ns = await quotaNamespace(ctx, n);
+export async function largePoint(
+  ctx: Context,
+  n: number,
+  fromScratch: boolean,
+  how: { shape?: Shape; peer?: boolean } = {},
+): Promise<LargePoint> {
+  const shape = how.shape ?? SEED_SHAPE;
+  const ns = await quotaNamespace(ctx, shape.name === "seed" ? `memory${n}` : `memory-${shape.name}${n}`);
   const names = appNames(n);
   const cc = ctx.opts.clientConcurrency;
   const budgetMs = ctx.opts.quick ? 120_000 : 600_000;
@@ -121,30 +128,28 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
   await Promise.all([deployments.start(), services.start()]);
   let createMs = 0;
   const webapps: WebApp[] = [];
+  for (const p of shape.prerequisites(ns)) await ctx.kube.create(p.rt, p.object);
   const createWebApps = () =>
-    pool(names, cc, async (name) => {
-      const wa = await ctx.kube.create<KubeObject>(WEBAPP_RESOURCE, webappObject(name, ns, image("v1")));
-      webapps.push({
-        metadata: { name, namespace: ns, uid: wa.metadata.uid as string },
-        spec: { image: image("v1"), replicas: 1, port: PORT },
-      });
+    pool(names, cc, async (name, i) => {
+      const created = await ctx.kube.create(WEBAPP_RESOURCE, shape.webapp(name, ns, image("v1"), i));
+      const wa = parseWebApp(created as WebAppObject);
+      if (!wa.ok) throw new Error(`WebApp ${name}: ${wa.issues.map((x) => `${x.path} ${x.message}`).join("; ")}`);
+      webapps.push(wa.webapp);
       if (webapps.length % 2000 === 0)
         ctx.log(`  ${webapps.length} WebApps created, ${deployments.size()} Deployments so far`);
     });
   if (!fromScratch) {
     ctx.log(
-      `memory: creating ${n} WebApps and their Deployments and Services (operator's builders; ReplicaSets blocked by quota)`,
+      `memory: creating ${n} ${shape.name}-shaped WebApps and their children (operator's builders; ReplicaSets blocked by quota)`,
     );
     const t = performance.now();
     await createWebApps();
     await pool(webapps, cc, async (wa) => {
-      await ctx.kube.apply(DEPLOYMENT_RESOURCE, desiredDeployment(wa), { fieldManager: FIELD_MANAGER });
-      const svc = desiredService(wa);
-      await ctx.kube.apply(
-        SERVICE_RESOURCE,
-        { ...svc, spec: { ...svc.spec, clusterIP: "None" } },
-        { fieldManager: FIELD_MANAGER },
-      );
+      for (const k of CHILD_KINDS.filter((kind) => isWanted(kind, wa.spec))) {
+        const child = k.desired(wa);
+        const obj = k === SERVICE_KIND ? { ...child, spec: { ...(child.spec as object), clusterIP: "None" } } : child;
+        await ctx.kube.apply(k.rt, obj, { fieldManager: FIELD_MANAGER });
+      }
     });
     createMs = performance.now() - t;
     ctx.log(`  created in ${fmtMs(createMs)}; starting the operator over them`);
@@ -193,7 +198,8 @@ export async function largePoint(ctx: Context, n: number, fromScratch: boolean):
   );
   const fresh = await freshRss(ctx, ns, cached.webapps);
   ctx.log(`  fresh: ready after ${fmtMs(fresh.readyMs)}, RSS ${fmtMiB(fresh.rss)}`);
-  const peerFresh = ctx.impls.includes("peer") ? await freshRss(ctx, ns, cached.webapps, "peer") : undefined;
+  const peerFresh =
+    ctx.impls.includes("peer") && how.peer !== false ? await freshRss(ctx, ns, cached.webapps, "peer") : undefined;
   if (peerFresh) ctx.log(`  fresh Go peer: ready after ${fmtMs(peerFresh.readyMs)}, RSS ${fmtMiB(peerFresh.rss)}`);
   return {
     fromScratch,

@@ -24,22 +24,22 @@
  * right before the first create and stopped after the last Available (bounded by the run's timeout +
  * 30 s if the bench dies); no floor. Every operator run keeps its evidence (its log and /metrics every
  * second, _evidence.ts) and a run 1.3x slower than its operator's others is warned about, naming it.
+ * devctl's quiet runs at the largest N are kept in ctx.seed for the production-shaped scenario (production.ts).
+ * operatorRun takes the WebApps' shape (_shape.ts; the seed's here): it waits for every child the shape wants.
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { KubeObject } from "../../../src/kube/types.ts";
 import type { Context, Section, Table } from "../_context.ts";
 import {
   appNames,
   convergenceTimeout,
   createNamespace,
-  DEPLOYMENT_RESOURCE,
   image,
   pool,
-  SERVICE_RESOURCE,
   WEBAPP_RESOURCE,
   webappAvailable,
-  webappObject,
 } from "../_kube.ts";
 import { describeEvidence, outliers, startRecorder } from "../_evidence.ts";
 import { floorFixture } from "../_fixture.ts";
@@ -48,7 +48,8 @@ import { type Hog, startHog } from "../_hog.ts";
 import { IMPL_LABEL, type OperatorImpl, requestsByMethod, requestsOnceQuiet } from "../_operator.ts";
 import { hotFunctions, latestProfile } from "../_profile.ts";
 import { fmt, fmtMs } from "../_stats.ts";
-import { createTracker } from "../_tracker.ts";
+import { SEED_SHAPE, type Shape, type WantedChildren, wantedChildren } from "../_shape.ts";
+import { createTracker, type Tracker } from "../_tracker.ts";
 import {
   type BusyRepeat,
   type ConvergenceRun,
@@ -68,24 +69,35 @@ export interface RunSpec {
   profileDir?: string;
   /** Run one CPU hog beside the operator, bounded to this many seconds (see _hog.ts). */
   hogSeconds?: number;
+  /** The WebApps' shape (_shape.ts); default the seed's. */
+  shape?: Shape;
 }
 
-type Trackers = Record<"webapps" | "deployments" | "services", ReturnType<typeof createTracker>>;
+interface Trackers {
+  webapps: Tracker<KubeObject>;
+  /** One per kind of child the WebApps want, with how many they want (a seed-shaped N: N Deployments, N Services). */
+  children: { wanted: WantedChildren; tracker: Tracker<KubeObject> }[];
+}
 
-/** Resolves with the times at which all N WebApps were Available and all N Deployments and Services existed. */
+/** Resolves with the times at which all N WebApps were Available and all their children of each kind existed. */
 function untilConverged(t: Trackers, n: number, onAvailable: (k: number, now: number) => void) {
   return Promise.all([
     t.webapps.until(n, webappAvailable, convergenceTimeout(n), `${n} WebApps to be Available`, onAvailable),
-    t.deployments.until(n, () => true, convergenceTimeout(n), `${n} Deployments to exist`),
-    t.services.until(n, () => true, convergenceTimeout(n), `${n} Services to exist`),
+    ...t.children.map(({ wanted: w, tracker }) =>
+      tracker.until(w.count, () => true, convergenceTimeout(n), `${w.count} ${w.kind}s to exist`),
+    ),
   ]);
 }
 
+/** One timed convergence of N WebApps of `spec.shape` by one operator on the current cluster (see the contract above). */
 async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun> {
   const { n, impl } = spec;
-  const namespace = await createNamespace(ctx.kube, `conv${n}`);
+  const shape = spec.shape ?? SEED_SHAPE;
+  const namespace = await createNamespace(ctx.kube, `${shape.prefix}${n}`);
   ctx.leftovers.push(namespace);
   const img = image("v1");
+  for (const p of shape.prerequisites(namespace)) await ctx.kube.create(p.rt, p.object);
+  const webapps = appNames(n).map((name, i) => shape.webapp(name, namespace, img, i));
   const logName = `${spec.label}-${impl}`;
   const op = await ctx.operator(namespace, [], {
     impl,
@@ -94,16 +106,19 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
   });
   const trackers: Trackers = {
     webapps: createTracker(ctx.kube, WEBAPP_RESOURCE, namespace),
-    deployments: createTracker(ctx.kube, DEPLOYMENT_RESOURCE, namespace),
-    services: createTracker(ctx.kube, SERVICE_RESOURCE, namespace),
+    children: wantedChildren(webapps).map((wanted) => ({
+      wanted,
+      tracker: createTracker(ctx.kube, wanted.rt, namespace),
+    })),
   };
+  const all = () => [trackers.webapps, ...trackers.children.map((c) => c.tracker)];
   const curve: [number, number][] = [];
   const rssCurve: [number, number][] = [];
   let sampler: ReturnType<typeof setInterval> | undefined;
   let hog: Hog | undefined;
   try {
     await op.waitReady();
-    await Promise.all(Object.values(trackers).map((t) => t.start()));
+    await Promise.all(all().map((t) => t.start()));
     await ctx.settle();
     const before = requestsByMethod(await op.scrape());
     let t0 = performance.now();
@@ -126,12 +141,10 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
     };
     sample();
     sampler = setInterval(sample, RSS_EVERY_MS);
-    const all = untilConverged(trackers, n, (k, now) => curve.push([now - t0, k]));
-    await pool(appNames(n), ctx.opts.clientConcurrency, (name) =>
-      ctx.kube.create(WEBAPP_RESOURCE, webappObject(name, namespace, img)),
-    );
+    const converged = untilConverged(trackers, n, (k, now) => curve.push([now - t0, k]));
+    await pool(webapps, ctx.opts.clientConcurrency, (w) => ctx.kube.create(WEBAPP_RESOURCE, w));
     const createMs = performance.now() - t0;
-    const [avail, deps, svcs] = await all;
+    const [avail, ...children] = await converged;
     const usage = meter.read();
     await hog?.stop();
     clearInterval(sampler);
@@ -143,7 +156,7 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
     return {
       impl,
       availableMs: avail - t0,
-      childrenMs: Math.max(deps, svcs) - t0,
+      childrenMs: Math.max(...children) - t0,
       createMs,
       op: usage,
       requests,
@@ -156,7 +169,7 @@ async function operatorRun(ctx: Context, spec: RunSpec): Promise<ConvergenceRun>
   } finally {
     await hog?.stop();
     clearInterval(sampler);
-    for (const t of Object.values(trackers)) t.stop();
+    for (const t of all()) t.stop();
     await op.stop();
   }
 }
@@ -194,7 +207,7 @@ export function repeatOrder(
 }
 
 /** A measured operator run, logged with its evidence. */
-async function measured(ctx: Context, spec: RunSpec): Promise<ConvergenceRun> {
+export async function measured(ctx: Context, spec: RunSpec): Promise<ConvergenceRun> {
   const op = await operatorRun(ctx, spec);
   ctx.log(
     `  all ${spec.n} Available after ${fmtMs(op.availableMs)} (children written after ${fmtMs(op.childrenMs)}); CPU ${fmt(op.op.byProcess.operator, 2)} s`,
@@ -284,5 +297,7 @@ export async function convergence(ctx: Context): Promise<Section> {
     }
     warnOutliers(ctx, `N=${n}`, list);
   }
+  const seedRuns = (runs.get(largest) ?? []).flatMap((r) => (r.ops.devctl ? [r.ops.devctl] : []));
+  ctx.seed.convergence = { n: largest, runs: seedRuns.map(({ availableMs, requests }) => ({ availableMs, requests })) };
   return convergenceReport(ctx, runs, profile, fresh.every(Boolean), busy);
 }

@@ -72,6 +72,7 @@ export async function memory(ctx: Context): Promise<Section> {
 
   const big = await largePoint(ctx, ctx.opts.memoryLarge, ctx.opts.memoryFromScratch);
   const bigRss = Math.max(big.drained, big.fresh.rss);
+  ctx.seed.large = { n: big.cached.webapps, peak: big.peak, drained: big.drained, fresh: big.fresh.rss };
   const idleOk = median(idle) <= 64 * MiB;
   const bigOk = bigRss <= 150 * MiB;
   const how = big.fromScratch

@@ -12,11 +12,12 @@ import { ensureFixture } from "../_fixture.ts";
 import { type BenchOperator, requestsByMethod, total } from "../_operator.ts";
 import { fmt, fmtMs } from "../_stats.ts";
 
-const writesOf = (r: Record<string, number>) => Object.entries(r).reduce((s, [m, v]) => (m === "GET" ? s : s + v), 0);
-const allOf = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
+export const writesOf = (r: Record<string, number>) =>
+  Object.entries(r).reduce((s, [m, v]) => (m === "GET" ? s : s + v), 0);
+export const allOf = (r: Record<string, number>) => Object.values(r).reduce((s, v) => s + v, 0);
 const diff = (a: Record<string, number>, b: Record<string, number>) =>
   Object.fromEntries(Object.keys({ ...a, ...b }).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]));
-const describe = (r: Record<string, number>) =>
+export const describe = (r: Record<string, number>) =>
   Object.entries(r)
     .filter(([, v]) => v > 0)
     .map(([m, v]) => `${m} ${v}`)
@@ -27,7 +28,7 @@ async function reconciles(op: BenchOperator): Promise<number> {
 }
 
 /** Waits until `target` reconciles are counted; resolves with the time the count first moved past `from` and when it reached `target`. */
-async function awaitPass(
+export async function awaitPass(
   op: BenchOperator,
   from: number,
   target: number,
