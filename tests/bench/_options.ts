@@ -11,7 +11,16 @@
  *   with --out (it always prints it).
  */
 
-export const SCENARIOS = ["convergence", "steady", "memory", "heal", "startup", "failover", "update"] as const;
+export const SCENARIOS = [
+  "convergence",
+  "steady",
+  "memory",
+  "heal",
+  "startup",
+  "failover",
+  "update",
+  "production",
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -46,8 +55,9 @@ export interface BenchOptions {
 export const USAGE = `usage: npm run bench -- [options]   (or: bun run tests/bench/run.ts [options])
   --quick              small sizes, one repeat: a smoke run of a few minutes (prints the report; writes it only with --out)
   --scenario NAME      run only these (comma-separated or repeated): ${SCENARIOS.join(", ")}
-  --n N                largest convergence size and size of the shared fixture (default 1000; --quick 100)
-  --memory-n N         WebApps for the large memory point (default 10000; --quick 300)
+  --n N                largest convergence size and size of the shared fixture (default 1000; --quick 100);
+                       also the production-shaped convergence's
+  --memory-n N         WebApps for the large memory point, seed- and production-shaped (default 10000; --quick 300)
   --memory-from-scratch  the operator creates the large point's Deployments and Services itself (slow; default: the bench pre-creates them)
   --repeats R          repeats per convergence and update measurement (default 3; --quick 1)
   --small-repeats R    repeats of the convergence sizes below the largest, at least --repeats (default 5; --quick 1):

@@ -32,6 +32,7 @@ import { convergence } from "./scenarios/convergence.ts";
 import { failover } from "./scenarios/failover.ts";
 import { heal } from "./scenarios/heal.ts";
 import { memory } from "./scenarios/memory.ts";
+import { production } from "./scenarios/production.ts";
 import { startup } from "./scenarios/startup.ts";
 import { steady } from "./scenarios/steady.ts";
 import { update } from "./scenarios/update.ts";
@@ -53,9 +54,11 @@ const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
   startup,
   failover,
   update,
+  production,
 };
 /**
- * Execution order: convergence first (it leaves the fixture), memory last (10,000 WebApps load the cluster most).
+ * Execution order: convergence first (it leaves the fixture), then memory (10,000 WebApps load the cluster most), then
+ * production, which compares with both and starts its parts on fresh clusters (dropping the fixture).
  * Expected duration of the default run with the Go peer on a quiet 2-core machine (estimated 2026-12-01 from
  * the figures of BENCHMARKS.md and of a convergence run with the peer, 10.8 min; a fresh cluster ~8.5 s):
  *   convergence, N=100 and 1,000, 3 repeats, floor + devctl + Go, 23 fresh clusters   ~10.5 min
@@ -67,9 +70,22 @@ const RUNNERS: Record<ScenarioName, (ctx: Context) => Promise<Section>> = {
  *   failover (devctl only; SIGKILL trials wait out the 15 s lease)                     ~1.5 min
  *   memory (idle/1,000: 3 starts each; 10,000 pre-created; the peer's first pass
  *   over them writes 10,000 statuses, 50-100/s)                                        ~6-8 min
- *   total (measured: 47.7 min on 2026-12-03, 55.5 min on 2026-12-04 with this order)  ~50-55 min
+ *   production (devctl only; estimated 2026-12-05 from runs at N=50 and 200, where its WebApps and
+ *   children took 1.9x the seed's to create and the first pass 1.4x): 1,000 production-shaped
+ *   (2,000 pods) ~2 min, a restart and a resync pass ~0.5 min, 10,000 production-shaped
+ *   (50,000 objects pre-created ~4.5 min, the first pass ~2.5 min, a fresh start), two fresh clusters  ~9-11 min
+ *   total (measured: 47.7 min on 2026-12-03, 55.5 min and 65.0 min on 2026-12-04, without production)  ~65-75 min
  */
-const ORDER: ScenarioName[] = ["convergence", "steady", "startup", "heal", "update", "failover", "memory"];
+const ORDER: ScenarioName[] = [
+  "convergence",
+  "steady",
+  "startup",
+  "heal",
+  "update",
+  "failover",
+  "memory",
+  "production",
+];
 
 let opts: ReturnType<typeof parseOptions>;
 try {
