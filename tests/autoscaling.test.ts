@@ -3,8 +3,9 @@
  * controller. No metrics API runs here (the real-node suite has metrics-server), which leaves the controller one
  * decision it makes without metrics: a Deployment below minReplicas is scaled up to it, through the scale
  * subresource, as it scales on CPU. What is checked:
- * - the WebApp gets <name>-hpa, owned, for its Deployment; the Deployment is created without a replica count of
- *   ours, the controller scales it to minReplicas, and the WebApp turns Ready with status.autoscaling;
+ * - the WebApp gets <name>-hpa, owned, for its Deployment; the Deployment is created at minReplicas, and the
+ *   WebApp turns Ready with status.autoscaling once the controller synced; a Deployment below minReplicas is scaled
+ *   up to it by the controller, not by the operator (it leaves the count alone);
  * - a scale through the scale subresource (what the autoscaler does on CPU) is never reverted, and neither is it by
  *   an apply of a changed pod template (a new image);
  * - a WebApp that ran a fixed count, whose Deployment's replicas our apply owned, switched to autoscaling together
@@ -86,7 +87,7 @@ const rolledOut = (name: string, image: string, replicas: number) =>
   );
 
 describe("spec.autoscaling", () => {
-  test("an owned HorizontalPodAutoscaler; the controller scales the Deployment to minReplicas; Ready with its counts", async () => {
+  test("an owned HorizontalPodAutoscaler; created at minReplicas, Ready with its counts; the controller keeps the minimum", async () => {
     const spec = {
       image: "nginx:1.25",
       port: 80,
@@ -105,17 +106,39 @@ describe("spec.autoscaling", () => {
       minReplicas: 2,
       maxReplicas: 4,
     });
+    // Created at the minimum, the count ours (the create's entry) until someone else changes it.
+    const created = await eventually(() => deployment("web"), 30_000, "web-deployment");
+    expect(created.spec?.replicas).toBe(2);
+    expect(await replicaOwners("web")).toEqual(["webapp-operator"]);
     const ready = await eventually(
       async () => {
         const w = await webApp("web");
-        const counted = w?.status?.autoscaling?.desiredReplicas === 2 && w.status?.readyReplicas === 2;
+        const counted = w?.status?.autoscaling?.currentReplicas === 2 && w.status?.readyReplicas === 2;
         return counted && conditionOf(w, "Ready")?.status === "True" ? w : undefined;
       },
       60_000,
-      "web Ready with 2 replicas, as its autoscaler decided",
+      "web Ready with 2 replicas, as its autoscaler counts them",
     );
+    // No metrics API on this cluster: the autoscaler says so, and so does the WebApp, Ready all the same.
     expect(conditionOf(ready, "Available")?.message).toContain("autoscaled between 2 and 4 pods");
-    expect(await replicaOwners("web")).not.toContain("webapp-operator");
+    await eventually(
+      async () => {
+        const message = conditionOf(await webApp("web"), "Available")?.message ?? "";
+        return message.includes("the autoscaler is not scaling on metrics (FailedGetResourceMetric") ? true : undefined;
+      },
+      60_000,
+      "the autoscaler's FailedGetResourceMetric in the Available message",
+    );
+    // Below its minimum: the controller scales it back up, through the scale subresource; the operator leaves it.
+    await scaleAsTheAutoscaler("web", 1);
+    await eventually(
+      async () => ((await deployment("web"))?.spec?.replicas === 2 ? true : undefined),
+      60_000,
+      "the HorizontalPodAutoscaler controller scaling web-deployment back to 2",
+    );
+    const owners = await replicaOwners("web");
+    expect(owners).not.toContain("webapp-operator");
+    expect(owners).not.toContain("autoscaler-stand-in");
   });
 
   test("a scale through the scale subresource is never reverted, nor by the apply of a new image", async () => {

@@ -1,14 +1,15 @@
 /**
  * README.md's "production WebApp" (issue #31 item 6) applied exactly as printed, the block between its
  * production-example markers, with `kubectl apply -n`: the CRD admits it, the operator converges it (the
- * Deployment carries every field, a PodDisruptionBudget with minAvailable 2, an Ingress for its host with TLS) and it
+ * Deployment carries every field and starts at the autoscaler's minimum of 3, a HorizontalPodAutoscaler of 3-10, a
+ * PodDisruptionBudget with minAvailable 2, an Ingress for its host with TLS) and it
  * turns Ready. The pods are KWOK's, which neither pull the image nor run the probes: the real-node suite
  * (tests/realnode/production.test.ts) proves those fields on a real kubelet.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { INGRESSES, POD_DISRUPTION_BUDGETS } from "../src/kube/resources.ts";
+import { HORIZONTAL_POD_AUTOSCALERS, INGRESSES, POD_DISRUPTION_BUDGETS } from "../src/kube/resources.ts";
 import type { KubeObject } from "../src/kube/types.ts";
 import { type OperatorProcess, startOperator } from "./_operator.ts";
 import {
@@ -86,6 +87,13 @@ describe("README.md's production WebApp", () => {
       ns.name,
     );
     expect(pdb.spec.minAvailable).toBe(2);
+    const hpa = await kube.get<KubeObject & { spec: Record<string, unknown> }>(
+      HORIZONTAL_POD_AUTOSCALERS,
+      "shop-hpa",
+      ns.name,
+    );
+    expect(hpa.spec).toMatchObject({ minReplicas: 3, maxReplicas: 10 });
+    expect((dep.spec as { replicas?: number }).replicas).toBe(3);
     const ingress = await kube.get<KubeObject & { spec: { tls?: unknown; rules: { host: string }[] } }>(
       INGRESSES,
       "shop-ingress",

@@ -13,8 +13,8 @@
  *   ownership handed over to apply before an apply could drop a field (ownership.ts), so a dropped field is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only), and neither does a field admission
  *   stored otherwise on our own last write (admission.ts): a write returns what admission made of it, recorded.
- * - An autoscaled Deployment's replica count is the autoscaler's: the intent leaves it out, and keepReplicas makes
- *   sure our apply cannot reset it (REPLICAS_KEEPER).
+ * - An autoscaled Deployment's replica count is the autoscaler's: created at its minimum, then left out of the
+ *   intent, and keepReplicas makes sure our apply cannot reset it (REPLICAS_KEEPER).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
  * - Announces updates, scales and adoptions itself; creations are announced by the caller, one event for
  *   all the children created in one pass (announceCreated).
@@ -23,7 +23,7 @@
  *   newer version brings, never deleted blind); someone else's object of that name is left alone, and so is a
  *   missing one.
  */
-import { fixedReplicas, type WebApp } from "../api/webapp.ts";
+import { fixedReplicas, leastReplicas, type WebApp } from "../api/webapp.ts";
 import { isConflict, isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
@@ -140,7 +140,7 @@ async function createOrDecide(ctx: ConvergeContext, child: Child): Promise<Child
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   let created: KubeObject;
   try {
-    created = await ctx.client.create<KubeObject>(child.rt, child.desired, {
+    created = await ctx.client.create<KubeObject>(child.rt, withMinimumReplicas(ctx, child), {
       fieldManager: FIELD_MANAGER,
       signal: ctx.signal,
     });
@@ -285,6 +285,17 @@ async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Pro
  * an owner besides us, which keeps it as the autoscaler changes it.
  */
 export const REPLICAS_KEEPER = `${FIELD_MANAGER}-replicas-keeper`;
+
+/**
+ * What creates a child: its intent, but an autoscaled Deployment starts at spec.autoscaling.minReplicas (the intent
+ * leaves the count out, and the API server would default it to 1 until the autoscaler's first sync; a cluster whose
+ * autoscaler is not running would stay there). The count is ours until the autoscaler changes it (keepReplicas).
+ */
+function withMinimumReplicas(ctx: ConvergeContext, child: Child): KubeObject {
+  const spec = child.desired.spec as { replicas?: number } | undefined;
+  if (child.kind !== "Deployment" || !spec || spec.replicas !== undefined) return child.desired;
+  return { ...child.desired, spec: { replicas: leastReplicas(ctx.webapp.spec), ...spec } };
+}
 
 /**
  * Before an apply of a Deployment intent without spec.replicas (spec.autoscaling): the count it runs is kept by

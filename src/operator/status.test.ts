@@ -608,6 +608,17 @@ describe("an autoscaled WebApp", () => {
     ).toBe(false);
   });
 
+  test("an autoscaler that cannot read metrics is said in Available's message, and the WebApp stays Ready", () => {
+    const message = "the HPA was unable to compute the replica count: unable to get metrics for resource cpu";
+    const conditions = [{ type: "ScalingActive", status: "False", reason: "FailedGetResourceMetric", message }];
+    const h = hpa({ currentReplicas: 2, desiredReplicas: 2, conditions });
+    const st = computeStatus(app, live(deployment({ specReplicas: 2 }), h), [], T0);
+    expect(byType(st).Ready?.[0]).toBe("True");
+    expect(byType(st).Available?.[2]).toBe(
+      `2/2 replicas are ready; autoscaled between 2 and 4 pods, but the autoscaler is not scaling on metrics (FailedGetResourceMetric: ${message})`,
+    );
+  });
+
   test("before its autoscaler's first sync: no counts; its autoscaler missing: not Available", () => {
     expect(computeStatus(app, live(deployment({ specReplicas: 2 }), hpa()), [], T0).autoscaling).toBeUndefined();
     const { HorizontalPodAutoscaler: _, ...without } = live(deployment({ specReplicas: 2 }), hpa());

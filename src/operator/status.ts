@@ -144,7 +144,7 @@ export function computeStatus(
   // The kinds this WebApp has; with an invalid spec, the optional ones it still controls.
   const kinds = CHILD_KINDS.filter((k) => (spec ? isWanted(k, spec) : !k.wanted || live[k.kind] !== undefined));
   const address = spec?.expose && live.Ingress ? exposedAt(spec.expose, live.Ingress) : undefined;
-  const autoscaled = spec?.autoscaling ? autoscaledMessage(spec.autoscaling) : undefined;
+  const autoscaled = spec?.autoscaling ? autoscaledMessage(spec.autoscaling, live.HorizontalPodAutoscaler) : undefined;
   const notes = [autoscaled, address?.message].filter((n) => n !== undefined).join("; ") || undefined;
   const available = availableCondition(name, dep, live, desiredReplicas, pending, kinds, notes);
   const autoscaler =
@@ -224,9 +224,19 @@ function availableCondition(
     : cond("Available", false, "DeploymentUnavailable", said);
 }
 
-/** "autoscaled between 2 and 10 pods", what the Available message adds for spec.autoscaling. */
-function autoscaledMessage(a: Autoscaling): string {
-  return `autoscaled between ${a.minReplicas ?? 1} and ${a.maxReplicas} pods`;
+/**
+ * "autoscaled between 2 and 10 pods", what the Available message adds for spec.autoscaling; and, while the autoscaler
+ * says it cannot scale on its metrics (its ScalingActive condition False: no metrics API, a pod without a request),
+ * its reason and words. That is no reason to be unready: the pods serve, the autoscaler still keeps minReplicas.
+ */
+function autoscaledMessage(a: Autoscaling, hpa: KubeObject | undefined): string {
+  const range = `autoscaled between ${a.minReplicas ?? 1} and ${a.maxReplicas} pods`;
+  const conditions = (
+    hpa?.status as { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] }
+  )?.conditions;
+  const inactive = conditions?.find((c) => c.type === "ScalingActive" && c.status === "False");
+  if (!inactive) return range;
+  return `${range}, but the autoscaler is not scaling on metrics (${inactive.reason}: ${inactive.message})`;
 }
 
 /** status.autoscaling: the counts the HorizontalPodAutoscaler reports (none before its first sync). */
