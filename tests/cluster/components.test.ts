@@ -52,3 +52,15 @@ test("in the cluster's own namespace the API server listens on the bridge too an
   expect(argv).toContain("--kubelet-client-key=/state/pki/apiserver-kubelet-client.key");
   expect(componentArgv("kube-apiserver", layout)).toContain("--endpoint-reconciler-type=none");
 });
+
+test("the API server proxies to extension API servers with the front proxy's cert, and dials their endpoints in the namespace", () => {
+  const argv = componentArgv("kube-apiserver", layout);
+  expect(argv).toContain("--requestheader-client-ca-file=/state/pki/front-proxy-ca.crt");
+  expect(argv).toContain("--requestheader-allowed-names=front-proxy-client");
+  expect(argv).toContain("--proxy-client-cert-file=/state/pki/front-proxy-client.crt");
+  expect(argv).toContain("--proxy-client-key-file=/state/pki/front-proxy-client.key");
+  expect(argv).not.toContain("--enable-aggregator-routing=true");
+  expect(componentArgv("kube-apiserver", { ...layout, bridgeIp: "10.88.0.1" })).toContain(
+    "--enable-aggregator-routing=true",
+  );
+});

@@ -7,7 +7,9 @@
  * - etcd: single member, no fsync (test data is disposable).
  * - kube-apiserver: client-cert auth against our CA, Node+RBAC authorization, service-account
  *   issuer and keys (TokenRequest works), service range 10.96.0.0/16, network flags per
- *   apiServerNetworkFlags; a graceful stop takes seconds, not a minute.
+ *   apiServerNetworkFlags; the aggregation layer's identity (front-proxy client cert, requestheader CA and
+ *   headers, as kubeadm sets them), so an extension API server (metrics-server) can be registered; a graceful
+ *   stop takes seconds, not a minute.
  * - kube-controller-manager: all default controllers (`*`), no leader election, its own credentials.
  * - kube-scheduler: no leader election.
  * - kwok: plays the kubelet for nodes annotated `kwok.x-k8s.io/node=fake`, with the fast stages
@@ -15,7 +17,7 @@
  * - Client QPS of controllers is raised so thousands of pods are not throttled client-side.
  */
 import { binaryPath } from "./build.ts";
-import type { PkiFiles } from "./pki.ts";
+import { FRONT_PROXY_CLIENT_CN, type PkiFiles } from "./pki.ts";
 import type { ComponentName, Ports } from "./state.ts";
 
 /** 65k Service IPs: benchmarks create thousands of Services (a /24 fills up at 254). */
@@ -74,6 +76,7 @@ export function componentArgv(name: ComponentName, l: Layout): string[] {
         `--service-cluster-ip-range=${SERVICE_CIDR}`,
         "--authorization-mode=Node,RBAC",
         "--allow-privileged=true",
+        ...aggregationFlags(pki),
         // Graceful stop in ~2 s: without it the HTTP server waits up to 60 s for open watches to end.
         "--shutdown-send-retry-after=true",
       ];
@@ -129,6 +132,21 @@ function apiServerNetworkFlags(l: Layout): string[] {
     `--kubelet-client-certificate=${l.pki.kubeletClientCert}`,
     `--kubelet-client-key=${l.pki.kubeletClientKey}`,
     "--kubelet-preferred-address-types=InternalIP",
+    // An APIService's Service is resolved to its endpoint and dialled directly (no kube-proxy hop).
+    "--enable-aggregator-routing=true",
+  ];
+}
+
+/** How the API server proxies to extension API servers and what it tells them to trust (kubeadm's flags). */
+function aggregationFlags(pki: PkiFiles): string[] {
+  return [
+    `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
+    `--requestheader-allowed-names=${FRONT_PROXY_CLIENT_CN}`,
+    "--requestheader-username-headers=X-Remote-User",
+    "--requestheader-group-headers=X-Remote-Group",
+    "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+    `--proxy-client-cert-file=${pki.frontProxyClientCert}`,
+    `--proxy-client-key-file=${pki.frontProxyClientKey}`,
   ];
 }
 

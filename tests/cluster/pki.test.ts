@@ -42,3 +42,12 @@ test("the service-account public key matches its private key, and private keys a
     expect((await stat(key)).mode & 0o077).toBe(0);
   }
 });
+
+test("the front proxy's client cert is signed by its own CA, not the cluster CA, and names front-proxy-client", async () => {
+  expect(await run(["openssl", "verify", "-CAfile", pki.frontProxyCaCert, pki.frontProxyClientCert])).toContain("OK");
+  await expect(run(["openssl", "verify", "-CAfile", pki.caCert, pki.frontProxyClientCert])).rejects.toThrow();
+  const subject = await run(["openssl", "x509", "-in", pki.frontProxyClientCert, "-noout", "-subject"]);
+  expect(subject).toContain("CN = front-proxy-client");
+  expect(await text(pki.frontProxyClientCert)).toContain("TLS Web Client Authentication");
+  for (const key of [pki.frontProxyCaKey, pki.frontProxyClientKey]) expect((await stat(key)).mode & 0o077).toBe(0);
+});

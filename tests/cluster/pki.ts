@@ -6,6 +6,9 @@
  *   kubernetes.default, kubernetes.default.svc, 10.96.0.1 = first IP of the service range) and an admin
  *   client cert (CN=devctl-admin, O=system:masters), and the API server's client cert for kubelets.
  *   An RSA key pair signs service-account tokens.
+ * - A second CA, the front proxy's (the aggregation layer, as kubeadm's front-proxy-ca), signs the client cert the
+ *   API server presents to extension API servers (CN=front-proxy-client), which they trust for X-Remote-* headers.
+ * - signCert(): a further cert from a CA here (e.g. an extension API server's serving cert).
  * - Files are PEM, under the given directory, with the names in `pkiFiles()`; keys are mode 0600.
  * - Valid for 10 years; recreated with every fresh cluster (`down` deletes them).
  */
@@ -27,6 +30,11 @@ export interface PkiFiles {
   saKey: string;
   /** Verifies them (--service-account-key-file). */
   saPub: string;
+  /** The aggregation layer: --requestheader-client-ca-file and --proxy-client-cert-file/--proxy-client-key-file. */
+  frontProxyCaCert: string;
+  frontProxyCaKey: string;
+  frontProxyClientCert: string;
+  frontProxyClientKey: string;
 }
 
 export const SERVER_SANS = [
@@ -40,6 +48,8 @@ export const SERVER_SANS = [
 export const ADMIN_SUBJECT = "/O=system:masters/CN=devctl-admin";
 /** Authorized by the kubelet's webhook (SubjectAccessReview) like kubeadm's apiserver-kubelet-client. */
 export const KUBELET_CLIENT_SUBJECT = "/O=system:masters/CN=kube-apiserver-kubelet-client";
+/** The name extension API servers accept the aggregator's requests from (--requestheader-allowed-names). */
+export const FRONT_PROXY_CLIENT_CN = "front-proxy-client";
 const DAYS = "3650";
 
 export function pkiFiles(dir: string): PkiFiles {
@@ -55,12 +65,52 @@ export function pkiFiles(dir: string): PkiFiles {
     kubeletClientKey: f("apiserver-kubelet-client.key"),
     saKey: f("sa.key"),
     saPub: f("sa.pub"),
+    frontProxyCaCert: f("front-proxy-ca.crt"),
+    frontProxyCaKey: f("front-proxy-ca.key"),
+    frontProxyClientCert: f("front-proxy-client.crt"),
+    frontProxyClientKey: f("front-proxy-client.key"),
   };
 }
 
 export async function createPki(dir: string): Promise<PkiFiles> {
   await mkdir(dir, { recursive: true });
   const p = pkiFiles(dir);
+  await Promise.all([
+    selfSignedCa(p.caCert, p.caKey, "/CN=devctl-test-ca"),
+    selfSignedCa(p.frontProxyCaCert, p.frontProxyCaKey, "/CN=devctl-test-front-proxy-ca"),
+  ]);
+  const ca = { cert: p.caCert, key: p.caKey };
+  await Promise.all([
+    signCert(dir, ca, "apiserver", "/CN=kube-apiserver", [
+      `subjectAltName=${SERVER_SANS.join(",")}`,
+      "extendedKeyUsage=serverAuth",
+    ]),
+    signCert(dir, ca, "admin", ADMIN_SUBJECT, ["extendedKeyUsage=clientAuth"]),
+    signCert(dir, ca, "apiserver-kubelet-client", KUBELET_CLIENT_SUBJECT, ["extendedKeyUsage=clientAuth"]),
+    signCert(
+      dir,
+      { cert: p.frontProxyCaCert, key: p.frontProxyCaKey },
+      "front-proxy-client",
+      `/CN=${FRONT_PROXY_CLIENT_CN}`,
+      ["extendedKeyUsage=clientAuth"],
+    ),
+    run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", p.saKey]),
+  ]);
+  await run(["openssl", "pkey", "-in", p.saKey, "-pubout", "-out", p.saPub]);
+  const keys = [
+    p.caKey,
+    p.serverKey,
+    p.adminKey,
+    p.kubeletClientKey,
+    p.saKey,
+    p.frontProxyCaKey,
+    p.frontProxyClientKey,
+  ];
+  await Promise.all(keys.map((k) => chmod(k, 0o600)));
+  return p;
+}
+
+async function selfSignedCa(cert: string, key: string, subject: string): Promise<void> {
   await run([
     "openssl",
     "req",
@@ -71,28 +121,16 @@ export async function createPki(dir: string): Promise<PkiFiles> {
     "-days",
     DAYS,
     "-keyout",
-    p.caKey,
+    key,
     "-out",
-    p.caCert,
+    cert,
     "-subj",
-    "/CN=devctl-test-ca",
+    subject,
     "-addext",
     "basicConstraints=critical,CA:TRUE",
     "-addext",
     "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
   ]);
-  await Promise.all([
-    signedCert(dir, p, "apiserver", "/CN=kube-apiserver", [
-      `subjectAltName=${SERVER_SANS.join(",")}`,
-      "extendedKeyUsage=serverAuth",
-    ]),
-    signedCert(dir, p, "admin", ADMIN_SUBJECT, ["extendedKeyUsage=clientAuth"]),
-    signedCert(dir, p, "apiserver-kubelet-client", KUBELET_CLIENT_SUBJECT, ["extendedKeyUsage=clientAuth"]),
-    run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", p.saKey]),
-  ]);
-  await run(["openssl", "pkey", "-in", p.saKey, "-pubout", "-out", p.saPub]);
-  await Promise.all([p.caKey, p.serverKey, p.adminKey, p.kubeletClientKey, p.saKey].map((k) => chmod(k, 0o600)));
-  return p;
 }
 
 /** A random positive 127-bit serial, so certs can be signed in parallel without a shared serial file. */
@@ -102,7 +140,14 @@ function serial(): string {
   return `0x${Buffer.from(bytes).toString("hex")}`;
 }
 
-async function signedCert(dir: string, p: PkiFiles, name: string, subject: string, ext: string[]): Promise<void> {
+/** Signs `<dir>/<name>.crt` (key `<name>.key`, mode 0600) with the CA `ca`, with extra X.509v3 extension lines. */
+export async function signCert(
+  dir: string,
+  ca: { cert: string; key: string },
+  name: string,
+  subject: string,
+  ext: string[],
+): Promise<void> {
   const key = join(dir, `${name}.key`);
   const csr = join(dir, `${name}.csr`);
   const extFile = join(dir, `${name}.ext`);
@@ -119,9 +164,9 @@ async function signedCert(dir: string, p: PkiFiles, name: string, subject: strin
     "-in",
     csr,
     "-CA",
-    p.caCert,
+    ca.cert,
     "-CAkey",
-    p.caKey,
+    ca.key,
     "-set_serial",
     serial(),
     "-days",
@@ -132,4 +177,5 @@ async function signedCert(dir: string, p: PkiFiles, name: string, subject: strin
     "-out",
     join(dir, `${name}.crt`),
   ]);
+  await chmod(key, 0o600);
 }
