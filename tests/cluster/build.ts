@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { run, tail } from "./processes.ts";
 
 export const VERSIONS = { kubernetes: "v1.36.3", etcd: "v3.6.14", kwok: "v0.8.0" } as const;
@@ -135,12 +135,24 @@ export async function ensureBinaries(log: (line: string) => void): Promise<strin
 
 async function goBuild(b: GoBuild, outDir: string, log: (line: string) => void): Promise<void> {
   const out = b.binaries.length === 1 ? join(outDir, b.binaries[0] ?? "") : `${outDir}/`;
-  const argv = [goBinary(), "build", "-v", "-trimpath", "-ldflags", b.ldflags, "-o", out, ...b.packages];
-  const label = b.binaries.join(", ");
+  const dir = join(GO_DIR, b.module);
+  await goBuildPackages({ dir, packages: b.packages, out, ldflags: b.ldflags, label: b.binaries.join(", ") }, log);
+}
+
+/**
+ * `go build -trimpath` of `packages` in the module at `dir` into `out` (a file, or a directory ending in /), with
+ * goEnv(); logs progress every PROGRESS_EVERY_MS and rejects with the tail of Go's output.
+ */
+export async function goBuildPackages(
+  b: { dir: string; packages: string[]; out: string; ldflags: string; label: string },
+  log: (line: string) => void,
+): Promise<void> {
+  const { label } = b;
+  const argv = [goBinary(), "build", "-v", "-trimpath", "-ldflags", b.ldflags, "-o", b.out, ...b.packages];
   const started = Date.now();
-  log(`building ${label} (go/${b.module})`);
+  log(`building ${label} (go/${relative(GO_DIR, b.dir)})`);
   const child = Bun.spawn(argv, {
-    cwd: join(GO_DIR, b.module),
+    cwd: b.dir,
     env: goEnv(),
     stdin: "ignore",
     stdout: "pipe",
@@ -169,7 +181,7 @@ async function goBuild(b: GoBuild, outDir: string, log: (line: string) => void):
 }
 
 /** Temp dirs of builds whose process is gone (interrupted); a running build's dir is left alone. */
-async function removeAbandonedTempDirs(root: string, key: string): Promise<void> {
+export async function removeAbandonedTempDirs(root: string, key: string): Promise<void> {
   for (const name of await readdir(root)) {
     const m = name.startsWith(`.tmp-${key}-`) ? /-(\d+)$/.exec(name) : null;
     if (m && !existsSync(`/proc/${m[1]}`)) {

@@ -8,15 +8,17 @@
  *   etcd -> kube-apiserver -> controller-manager + scheduler + kwok, fake node, smoke Deployment.
  * - Where the machine can run a real node (plan.ts), everything runs inside the cluster's own network
  *   namespace (netns.ts), a forwarder serves every port on host loopback (so kubeconfigs and health
- *   checks work unchanged), and after the smoke Deployment the real node joins (nodes/real.ts).
+ *   checks work unchanged), and after the smoke Deployment the real node joins (nodes/real.ts), then
+ *   metrics-server serves metrics.k8s.io from its kubelet (addons/metrics-server.ts; built before anything starts).
  * - On failure it stops every process it started, keeps .cluster/logs/, drops the state and rejects
  *   with an UpFailure naming the component, with the tail of its log. An aborted `signal` is such a failure:
  *   up() checks it before each start and while waiting, and never marks an aborted start ready.
- * - down() stops exactly the recorded PIDs (the real node and its pods, clients, then the API server,
+ * - down() stops exactly the recorded PIDs (metrics-server, the real node and its pods, clients, then the API server,
  *   then etcd, then the forwarder; TERM, grace, KILL), verifies they are gone, deletes the namespace
  *   and removes .cluster/. The binary cache is kept.
  */
 import { chmod, mkdir } from "node:fs/promises";
+import { ensureMetricsServer, startMetricsServer, stopMetricsServer } from "./addons/metrics-server.ts";
 import { binaryPath, ensureBinaries, kwokStages } from "./build.ts";
 import { componentArgv, healthUrl, type Layout } from "./components.ts";
 import { type ApiEndpoint, apiRequest, isApiReady, kubeconfigYaml, loadEndpoint } from "./kubeapi.ts";
@@ -71,10 +73,11 @@ export function runningComponents(state: ClusterState): ComponentName[] {
   });
 }
 
-/** The forwarder and the real node's processes, when the cluster has them. */
+/** The forwarder, the real node's processes and metrics-server, when the cluster has them. */
 export function auxiliaryRecords(state: ClusterState): ComponentRecord[] {
   const node = state.node ? NODE_COMPONENTS.flatMap((c) => state.node?.components[c] ?? []) : [];
-  return [...(state.network?.forwarder ? [state.network.forwarder] : []), ...node];
+  const metrics = state.metricsServer ? [state.metricsServer] : [];
+  return [...(state.network?.forwarder ? [state.network.forwarder] : []), ...node, ...metrics];
 }
 
 /** A ready state whose processes all run and whose API server answers. */
@@ -100,6 +103,7 @@ export async function up(log: Log, signal?: AbortSignal): Promise<string> {
 
   const plan = await planNodes(log);
   const binDir = await ensureBinaries(log);
+  const metricsServer = plan.kind === "with-real-node" ? await ensureMetricsServer(log) : undefined;
   const stages = await kwokStages();
   const started = Date.now();
   const pki = await createPki(paths.pki);
@@ -148,6 +152,8 @@ export async function up(log: Log, signal?: AbortSignal): Promise<string> {
     if (plan.kind === "with-real-node") {
       log("starting the real node (containerd, kubelet, kube-proxy)");
       await startRealNode(state, realNodeLayout(state, binDir, layout), ep, log);
+      signal?.throwIfAborted();
+      if (metricsServer) await startMetricsServer(state, ep, metricsServer, log, signal);
     } else {
       log(`no real node: ${plan.reason}`);
     }
@@ -229,7 +235,7 @@ async function failUp(state: ClusterState, err: unknown): Promise<UpFailure> {
 
 /** Stops the recorded processes; rejects naming any PID that survived SIGKILL. */
 export async function stopRecorded(state: ClusterState, log: Log = () => {}): Promise<void> {
-  const survivors: number[] = [];
+  const survivors = await stopMetricsServer(state);
   if (state.node) survivors.push(...(await stopRealNode(state.node, log)));
   const phases: ComponentName[][] = [
     ["kwok", "kube-scheduler", "kube-controller-manager"],

@@ -91,9 +91,11 @@ export interface ClusterState {
   node?: RealNodeState;
   /** Why there is no real node, when there is none. */
   noRealNode?: string;
+  /** metrics-server (addons/metrics-server.ts), started after the real node, whose kubelet it scrapes. */
+  metricsServer?: ComponentRecord;
 }
 
-export function logPath(component: ComponentName | NodeComponentName | "forward"): string {
+export function logPath(component: ComponentName | NodeComponentName | "forward" | "metrics-server"): string {
   return join(paths.logs, `${component}.log`);
 }
 
