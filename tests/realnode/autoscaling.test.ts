@@ -1,16 +1,17 @@
 /**
  * Autoscaling on real CPU (issue #31 item 5): metrics-server (tests/cluster/addons) reads the real kubelet's
  * /metrics/resource and serves metrics.k8s.io through the API server's aggregation layer; the controller-manager's
- * HorizontalPodAutoscaler controller reads it and scales a CPU-burning workload up from one pod.
+ * HorizontalPodAutoscaler controller reads it and scales a CPU-burning WebApp up from one pod.
  * - metrics: GET /apis/metrics.k8s.io/v1beta1/namespaces/<ns>/pods (what `kubectl top pod` reads) answers the
  *   burning pod with CPU above the HPA's target, `kubectl top pod` prints it and `kubectl top node` the real node;
- * - scale-up: an autoscaling/v2 HPA at 50% of requests.cpu sees the one pod far above target (a busy loop capped at
- *   BURN_LIMIT against a request of CPU_REQUEST) and scales the Deployment beyond one pod, whose new pods run.
- * The workload is a plain Deployment and a plain HPA made here: WebApp's spec.autoscaling (the operator's `<name>-hpa`
- * for `<name>-deployment`) is not on main yet; once it is, the Deployment and HPA here become one WebApp with
- * spec.autoscaling {maxReplicas, targetCPUUtilizationPercentage} and spec.resources.requests.cpu.
- * Nothing is pulled: the burner is Debian's static busybox in an image FROM scratch built here (_workloads.ts), its
- * pods select and tolerate the real node. Traffic stays inside the cluster's namespace.
+ * - scale-up: a WebApp with spec.autoscaling {maxReplicas, targetCPUUtilizationPercentage: 50} and
+ *   spec.resources.requests.cpu gets the operator's `<name>-hpa` for `<name>-deployment`; the one pod, a busy loop
+ *   capped at BURN_LIMIT against a request of CPU_REQUEST, is far above target, so the autoscaler scales the
+ *   Deployment beyond one pod, the new pods run on the real node, the operator leaves the count to it and reports
+ *   it in status.autoscaling.
+ * The operator is the compiled devctl run beside the tests; pods reach the real node as in production.test.ts (a
+ * MutatingAdmissionPolicy bound to the suite's namespace alone). Nothing is pulled: the burner is Debian's static
+ * busybox in an image FROM scratch built here (_workloads.ts). Traffic stays inside the cluster's namespace.
  *
  * Needs the real node; without it every test is skipped with the reason, which the runner turns into a failure on CI.
  */
@@ -18,32 +19,43 @@ import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
+import { HORIZONTAL_POD_AUTOSCALERS } from "../../src/kube/resources.ts";
+import type { KubeObject } from "../../src/kube/types.ts";
 import { METRICS_API } from "../cluster/addons/metrics-server-config.ts";
 import { importIntoRealNode } from "../cluster/nodes/real.ts";
-import { NODE_LABEL, NODE_TAINT } from "../cluster/nodes/real-config.ts";
 import { ensurePrerequisites } from "../cluster/prereqs.ts";
 import type { RealNodeState } from "../cluster/state.ts";
+import { type OperatorProcess, startOperator } from "../_operator.ts";
 import { testWhen } from "../_skip.ts";
-import { DEPLOYMENTS, eventsFor, eventually, getOrUndefined, kube, kubectl, PODS, tempNamespace } from "../_support.ts";
+import {
+  DEPLOYMENTS,
+  ensureCrd,
+  eventsFor,
+  eventually,
+  getOrUndefined,
+  kube,
+  kubectl,
+  PODS,
+  tempNamespace,
+  WEBAPPS,
+  type WebAppLike,
+  webapp,
+} from "../_support.ts";
 import { ctr, type PodLike, realNodeOrReason } from "./_node.ts";
-import { BUSYBOX, busyboxImage } from "./_workloads.ts";
+import { BUSYBOX, busyboxImage, routePodsToRealNode } from "./_workloads.ts";
 
-const HPAS: ResourceType = {
-  group: "autoscaling",
-  version: "v2",
-  plural: "horizontalpodautoscalers",
-  kind: "HorizontalPodAutoscaler",
-  namespaced: true,
-};
 const RUN = Math.random().toString(36).slice(2, 8);
 const IMAGE = `devctl.local/busybox-burner:${RUN}`;
 const APP = "burner";
+const HPA = `${APP}-hpa`;
+const DEPLOYMENT = `${APP}-deployment`;
 const CPU_REQUEST = "20m";
 /** One busy pod uses this much (the CFS quota), i.e. 500% of its request: ten times the target. */
 const BURN_LIMIT = "100m";
 const TARGET_PERCENT = 50;
 const MAX_REPLICAS = 3;
+/** The shell traps TERM (as PID 1 it would ignore it), so a deleted pod goes at once, not after 30 s of burning. */
+const BURN = "trap 'exit 0' TERM; while :; do :; done";
 /**
  * From creation to scale-up: pod Ready (~5 s), two metrics-server scrapes 10 s apart once the kubelet has the
  * container's stats (its housekeeping runs every 10 s), then the HPA's next 15 s sync; 2-core slack on top.
@@ -56,59 +68,11 @@ const absentReason = found.kind === "absent" ? found.reason : "";
 const realTest = testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${absentReason}` });
 
 let ns: Awaited<ReturnType<typeof tempNamespace>> | undefined;
+let unroute: (() => Promise<void>) | undefined;
+let op: OperatorProcess | undefined;
 let scratch: string | undefined;
 let createdAt = 0;
 const timings: Record<string, number> = {};
-
-function burner(namespace: string): KubeObject {
-  const labels = { app: APP };
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: APP, namespace, labels },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          nodeSelector: { [NODE_LABEL.key]: NODE_LABEL.value },
-          tolerations: [{ ...NODE_TAINT, operator: "Equal" }],
-          // sh as PID 1 ignores TERM: without this the namespace's deletion would wait 30 s per pod.
-          terminationGracePeriodSeconds: 1,
-          containers: [
-            {
-              name: APP,
-              image: IMAGE,
-              imagePullPolicy: "Never",
-              command: ["/bin/sh", "-c", "while :; do :; done"],
-              resources: { requests: { cpu: CPU_REQUEST }, limits: { cpu: BURN_LIMIT } },
-            },
-          ],
-        },
-      },
-    },
-  };
-}
-
-function autoscaler(namespace: string): KubeObject {
-  return {
-    apiVersion: "autoscaling/v2",
-    kind: "HorizontalPodAutoscaler",
-    metadata: { name: `${APP}-hpa`, namespace },
-    spec: {
-      scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: APP },
-      minReplicas: 1,
-      maxReplicas: MAX_REPLICAS,
-      metrics: [
-        {
-          type: "Resource",
-          resource: { name: "cpu", target: { type: "Utilization", averageUtilization: TARGET_PERCENT } },
-        },
-      ],
-    },
-  };
-}
 
 beforeAll(async () => {
   if (!node) return;
@@ -117,17 +81,32 @@ beforeAll(async () => {
   const archive = busyboxImage(IMAGE, scratch);
   const imported = await importIntoRealNode(archive);
   if (!imported?.includes(IMAGE)) throw new Error(`importing ${archive} into the real node: ${imported}`);
+  await ensureCrd();
   ns = await tempNamespace("realnode-hpa");
+  unroute = await routePodsToRealNode(ns.name);
+  op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
   createdAt = Date.now();
-  await kube.create(DEPLOYMENTS, burner(ns.name));
-  await kube.create(HPAS, autoscaler(ns.name));
-}, 120_000);
+  await kube.create(
+    WEBAPPS,
+    webapp(APP, ns.name, {
+      image: IMAGE,
+      imagePullPolicy: "Never",
+      port: 8080,
+      command: ["/bin/sh", "-c", BURN],
+      resources: { requests: { cpu: CPU_REQUEST }, limits: { cpu: BURN_LIMIT } },
+      autoscaling: { maxReplicas: MAX_REPLICAS, targetCPUUtilizationPercentage: TARGET_PERCENT },
+    }),
+  );
+}, 180_000);
 
 afterAll(async () => {
+  const code = await op?.stop();
   await ns?.drop();
+  await unroute?.();
   if (node) ctr(node, "images", "rm", IMAGE);
   if (scratch) rmSync(scratch, { recursive: true, force: true });
-  console.error(`real-node autoscaling, ms from the workload's creation: ${JSON.stringify(timings)}`);
+  console.error(`real-node autoscaling, ms from the WebApp's creation: ${JSON.stringify(timings)}`);
+  if (op) expect(code).toBe(0);
 });
 
 function namespace(): string {
@@ -151,6 +130,7 @@ interface PodMetrics {
 }
 
 interface Hpa extends KubeObject {
+  spec?: { scaleTargetRef?: { kind?: string; name?: string } };
   status?: {
     currentReplicas?: number;
     desiredReplicas?: number;
@@ -163,12 +143,12 @@ async function burnerPods(): Promise<PodLike[]> {
   return (await kube.list<PodLike>(PODS, { namespace: namespace(), labelSelector: `app=${APP}` })).items;
 }
 
-/** Waits, WITHIN_MS from the workload's creation, for `pick`; the failure shows the HPA, the pods and their events. */
+/** Waits, WITHIN_MS from the WebApp's creation, for `pick`; the failure shows the HPA, the pods and their events. */
 async function within<T>(what: string, pick: () => Promise<T | undefined>): Promise<T> {
   return eventually(pick, Math.max(1_000, createdAt + WITHIN_MS - Date.now()), what).catch(async (e: Error) => {
-    const hpa = await getOrUndefined<Hpa>(HPAS, `${APP}-hpa`, namespace());
+    const hpa = await getOrUndefined<Hpa>(HORIZONTAL_POD_AUTOSCALERS, HPA, namespace());
     const pods = await burnerPods();
-    const events = await eventsFor(namespace(), `${APP}-hpa`);
+    const events = await eventsFor(namespace(), HPA);
     throw new Error(
       `${e.message}\nHPA status: ${JSON.stringify(hpa?.status)}\nHPA events: ${JSON.stringify(events.map((ev) => [ev.reason, ev.message]))}\n` +
         `pods: ${JSON.stringify(pods.map((p) => ({ name: p.metadata.name, node: p.spec.nodeName, phase: p.status?.phase })))}`,
@@ -176,12 +156,12 @@ async function within<T>(what: string, pick: () => Promise<T | undefined>): Prom
   });
 }
 
-describe("a HorizontalPodAutoscaler on the real node's CPU", () => {
+describe("a WebApp's spec.autoscaling on the real node's CPU", () => {
   realTest("metrics.k8s.io serves the burning pod's CPU, above the HPA's target, as kubectl top reads it", async () => {
     const path = `/apis/${METRICS_API.group}/${METRICS_API.version}/namespaces/${namespace()}/pods`;
     const metrics = await within(`CPU metrics of a ${APP} pod from ${path}`, async () => {
       const list = await kube.raw<{ items: PodMetrics[] }>("GET", path);
-      return list.items.find((p) => p.metadata.name.startsWith(`${APP}-`) && p.containers.length > 0);
+      return list.items.find((p) => p.metadata.name.startsWith(`${DEPLOYMENT}-`) && p.containers.length > 0);
     });
     timings.podMetrics = Date.now() - createdAt;
     const cpu = millicores(metrics.containers[0]?.usage.cpu ?? "");
@@ -199,22 +179,27 @@ describe("a HorizontalPodAutoscaler on the real node's CPU", () => {
     expect(nodeTop.code).toBe(0);
   });
 
-  realTest(`the HPA sees the one pod far above ${TARGET_PERCENT}% and scales the Deployment up`, async () => {
+  realTest(`the WebApp's HPA sees its one pod far above ${TARGET_PERCENT}% and scales its Deployment up`, async () => {
+    const hpa = await within(`the operator's ${HPA}`, () =>
+      getOrUndefined<Hpa>(HORIZONTAL_POD_AUTOSCALERS, HPA, namespace()),
+    );
+    expect(hpa.spec?.scaleTargetRef).toMatchObject({ kind: "Deployment", name: DEPLOYMENT });
+    expect(hpa.metadata.ownerReferences?.[0]).toMatchObject({ kind: "WebApp", name: APP, controller: true });
     const seen = await within("the HPA to report CPU utilization above its target", async () => {
-      const hpa = await getOrUndefined<Hpa>(HPAS, `${APP}-hpa`, namespace());
+      const hpa = await getOrUndefined<Hpa>(HORIZONTAL_POD_AUTOSCALERS, HPA, namespace());
       const pct = hpa?.status?.currentMetrics?.[0]?.resource?.current?.averageUtilization;
       return pct !== undefined && pct > TARGET_PERCENT ? pct : undefined;
     });
     timings.hpaSawCpu = Date.now() - createdAt;
     expect(seen).toBeGreaterThan(TARGET_PERCENT * 2);
     const desired = await within("the HPA to want more than one replica", async () => {
-      const hpa = await getOrUndefined<Hpa>(HPAS, `${APP}-hpa`, namespace());
+      const hpa = await getOrUndefined<Hpa>(HORIZONTAL_POD_AUTOSCALERS, HPA, namespace());
       const d = hpa?.status?.desiredReplicas ?? 0;
       return d > 1 ? d : undefined;
     });
     timings.hpaScaled = Date.now() - createdAt;
     expect(desired).toBeLessThanOrEqual(MAX_REPLICAS);
-    const events = await eventsFor(namespace(), `${APP}-hpa`);
+    const events = await eventsFor(namespace(), HPA);
     expect(events.some((ev) => ev.reason === "SuccessfulRescale")).toBe(true);
     // The new pods are real: scheduled onto the real node and running there.
     const running = await within("a second burner pod running on the real node", async () => {
@@ -223,11 +208,18 @@ describe("a HorizontalPodAutoscaler on the real node's CPU", () => {
     });
     timings.secondPodRunning = Date.now() - createdAt;
     expect(running.length).toBeGreaterThan(1);
+    // The operator leaves the count to the autoscaler and reports the autoscaler's counts.
     const deployment = await getOrUndefined<KubeObject & { spec?: { replicas?: number } }>(
       DEPLOYMENTS,
-      APP,
+      DEPLOYMENT,
       namespace(),
     );
     expect(deployment?.spec?.replicas).toBeGreaterThan(1);
+    const reported = await within("status.autoscaling.desiredReplicas above one", async () => {
+      const w = await getOrUndefined<WebAppLike>(WEBAPPS, APP, namespace());
+      const d = w?.status?.autoscaling?.desiredReplicas ?? 0;
+      return d > 1 ? d : undefined;
+    });
+    expect(reported).toBeLessThanOrEqual(MAX_REPLICAS);
   });
 });
