@@ -60,6 +60,10 @@ export interface ChildKind {
   wanted?: (spec: WebAppSpec) => boolean;
   /** Why a spec wants none, for the Deleted event: "fewer than 2 replicas". */
   unwantedBecause?: (spec: WebAppSpec) => string;
+  /** What in a spec wants one, for the KindNotServed problem (served.ts): "spec.autoscaling". */
+  wantedBy?: string;
+  /** The Kubernetes version that serves its API, for the same problem. */
+  servedSince?: string;
 }
 
 export const DEPLOYMENT_KIND: ChildKind = {
@@ -95,6 +99,8 @@ export const POD_DISRUPTION_BUDGET_KIND: ChildKind = {
     spec.disruptionBudget?.enabled === false
       ? "spec.disruptionBudget.enabled is false"
       : `the WebApp runs fewer than ${DISRUPTION_BUDGET_MIN_REPLICAS} replicas`,
+  wantedBy: `a WebApp of ${DISRUPTION_BUDGET_MIN_REPLICAS} replicas or more (spec.disruptionBudget.enabled: false turns it off)`,
+  servedSince: "1.21",
 };
 
 export const INGRESS_KIND: ChildKind = {
@@ -107,6 +113,8 @@ export const INGRESS_KIND: ChildKind = {
   priority: serviceEventPriority,
   wanted: wantsIngress,
   unwantedBecause: () => "spec.expose was removed",
+  wantedBy: "spec.expose",
+  servedSince: "1.19",
 };
 
 export const HORIZONTAL_POD_AUTOSCALER_KIND: ChildKind = {
@@ -118,6 +126,8 @@ export const HORIZONTAL_POD_AUTOSCALER_KIND: ChildKind = {
   priority: serviceEventPriority,
   wanted: wantsAutoscaler,
   unwantedBecause: () => "spec.autoscaling was removed",
+  wantedBy: "spec.autoscaling",
+  servedSince: "1.23",
 };
 
 /** Every kind, the workload first. */

@@ -38,7 +38,7 @@ import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
-import { CHILD_KINDS, type ChildKind, isWanted, type PerKind } from "./child-kinds.ts";
+import { CHILD_KINDS, type ChildKind, type ChildKindName, isWanted, type PerKind } from "./child-kinds.ts";
 import {
   announceCreated,
   type Child,
@@ -59,6 +59,8 @@ export interface ChildrenDeps {
   client: KubeClient;
   /** Every child of its kind, by "namespace/name" (child-kinds.ts). */
   children: PerKind<Cache<KubeObject>>;
+  /** The optional kinds the cluster does not serve (served.ts): never written, as if not wanted. */
+  unserved?: ReadonlySet<ChildKindName>;
   recorder: EventRecorder;
   logger: Logger;
 }
@@ -114,9 +116,10 @@ export async function convergeChildren(
   const memo = memory.webapps.get(uid);
   if (memo.gone) return { kind: "ownerGone" }; // the cache still lags
   const children = CHILD_KINDS.map((k): PassChild => {
-    const child: Child | undefined = isWanted(k, webapp.spec)
-      ? { kind: k.kind, rt: k.rt, desired: k.desired(webapp) }
-      : undefined;
+    const child: Child | undefined =
+      isWanted(k, webapp.spec) && !deps.unserved?.has(k.kind)
+        ? { kind: k.kind, rt: k.rt, desired: k.desired(webapp) }
+        : undefined;
     const key = `${webapp.metadata.namespace}/${k.name(webapp.metadata.name)}`;
     const cached = deps.children[k.kind].get(key);
     return { kind: k, child, key, cached, found: memory.written.resolve(key, cached) };

@@ -22,7 +22,7 @@ import { controllerBuilder } from "../runtime/builder.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
 import type { Controller } from "../runtime/controller.ts";
 import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runtime/events.ts";
-import { createInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
+import { createInformer, createUnservedInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { Manager, type ManagerOutcome, onStop } from "../runtime/manager.ts";
@@ -32,7 +32,8 @@ import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { type Address, serveEndpoints } from "../server/endpoints.ts";
 import type { Probe } from "../server/http.ts";
 import { nameOnly, shapeChild, shapeWebApp } from "./cache-shape.ts";
-import { CHILD_KINDS, type PerKind, perKind } from "./child-kinds.ts";
+import { CHILD_KINDS, type ChildKindName, type PerKind, perKind } from "./child-kinds.ts";
+import { unservedKinds } from "./served.ts";
 import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 
@@ -90,8 +91,11 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     namespaces: opts.namespaces.length ? opts.namespaces.join(",") : "all",
   });
   await preflight(client, opts.namespaces);
+  const unserved = await unservedKinds(client, signal);
+  if (unserved.size > 0)
+    log.warn(`this cluster does not serve ${[...unserved].join(", ")}: WebApps that want one are reported Stalled`);
 
-  const caches = webAppCaches(client, opts, clock);
+  const caches = webAppCaches(client, opts, clock, unserved);
   const activity = createActivity(clock);
   const { quietMs, maxDelayMs } = EVENT_DEFAULTS;
   const recorder = createEventRecorder(client, {
@@ -102,7 +106,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     reportingInstance: identity,
     gate: createQuietGate({ clock, activity, quietMs, maxDelayMs }),
   });
-  const controller = webAppController(client, caches, { recorder, activity }, metrics, opts, clock);
+  const controller = webAppController(client, caches, { recorder, activity, unserved }, metrics, opts, clock);
   const elector = opts.leaderElection ? leaderElector(client, opts.leaderElection, identity, metrics, opts) : undefined;
   const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
   const informers = allInformers(caches);
@@ -174,7 +178,12 @@ function allInformers(caches: WebAppCaches): Informer<KubeObject>[] {
  * no label selector, so that once synced a cache miss means "no such object" and the reconciler need not GET
  * before it creates; someone else's objects are cached as identity metadata only.
  */
-export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Clock): WebAppCaches {
+export function webAppCaches(
+  client: KubeClient,
+  opts: CacheOptions,
+  clock: Clock,
+  unserved: ReadonlySet<ChildKindName> = new Set(),
+): WebAppCaches {
   const informerOpts = {
     clock,
     logger: opts.logger,
@@ -188,7 +197,9 @@ export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Cloc
   };
   return {
     webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE, shapeWebApp),
-    children: perKind((k) => informers<KubeObject>(k.rt, shapeChild)),
+    children: perKind((k) =>
+      unserved.has(k.kind) ? createUnservedInformer<KubeObject>(k.rt) : informers<KubeObject>(k.rt, shapeChild),
+    ),
     ingressClasses: createInformer<KubeObject>(client, INGRESS_CLASSES, { ...informerOpts, transform: nameOnly }),
   };
 }
@@ -196,7 +207,11 @@ export function webAppCaches(client: KubeClient, opts: CacheOptions, clock: Cloc
 function webAppController(
   client: KubeClient,
   caches: WebAppCaches,
-  { recorder, activity }: { recorder: EventRecorder; activity: Activity },
+  {
+    recorder,
+    activity,
+    unserved,
+  }: { recorder: EventRecorder; activity: Activity; unserved: ReadonlySet<ChildKindName> },
   metrics: RuntimeMetrics,
   opts: OperatorOptions,
   clock: Clock,
@@ -204,7 +219,16 @@ function webAppController(
   const { webapps, children } = caches;
   const logger = opts.logger;
   const { ingressClasses } = caches;
-  const reconciler = createWebAppReconciler({ client, webapps, children, ingressClasses, recorder, clock, logger });
+  const reconciler = createWebAppReconciler({
+    client,
+    webapps,
+    children,
+    ingressClasses,
+    unserved,
+    recorder,
+    clock,
+    logger,
+  });
   const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE);
   for (const k of CHILD_KINDS) {
     // Told of every child event before a pass can run for it (WrittenChildren.observed: a creation seen deleted).

@@ -17,7 +17,7 @@ import { done, requeue, requeueAfter, requestFor, type Outcome } from "../runtim
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
-import { CHILD_KINDS, type ChildKind, kindOf, perKind } from "./child-kinds.ts";
+import { CHILD_KINDS, type ChildKind, type ChildKindName, kindOf, perKind } from "./child-kinds.ts";
 import { desiredDeployment, desiredPodDisruptionBudget, desiredService, wantsDisruptionBudget } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
 import type { ManagerEntry } from "./ownership.ts";
@@ -49,7 +49,7 @@ interface RecordedEvent {
  * The reconciler over an in-memory API server (real REST client), caches that are plain Maps (what
  * the informers would hold), a fake clock, a recording event recorder and a silent logger.
  */
-function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
+function world(opts: { wrap?: (client: KubeClient) => KubeClient; unserved?: ReadonlySet<ChildKindName> } = {}) {
   const clock = createFakeClock(START);
   const api = createFakeApiServer("default", () => clock.now());
   const webapps = new Map<string, WebAppObject>();
@@ -69,6 +69,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient } = {}) {
       webapps,
       children: caches,
       ingressClasses,
+      ...(opts.unserved ? { unserved: opts.unserved } : {}),
       recorder,
       clock,
       logger: silent,
@@ -555,6 +556,36 @@ describe("a WebApp's PodDisruptionBudget (from 2 replicas, maxUnavailable 1 unle
     await wanted.reconcile(); // someone else's child there: not a new WebApp's split first pass, all at once
     expect(wanted.api.actions.filter((a) => a.path.startsWith(PDBS) && a.method !== "GET")).toEqual([]);
     expect(degraded(wanted.statusWrites().at(-1))).toMatchObject({ status: "True", reason: "ResourceExists" });
+  });
+});
+
+describe("a kind of child the cluster does not serve (served.ts)", () => {
+  test("is never written; the WebApp that wants it gets its other children and is Stalled KindNotServed", async () => {
+    const w = world({ unserved: new Set<ChildKindName>(["HorizontalPodAutoscaler"]) });
+    const app = testApp({
+      replicas: undefined,
+      autoscaling: { maxReplicas: 3 },
+      resources: { requests: { cpu: "1" } },
+    });
+    w.stored(app);
+    await w.created();
+    expect(
+      w
+        .writes()
+        .filter((a) => a.method === "POST")
+        .map((a) => a.path),
+    ).toEqual([DEPS, SVCS]);
+    w.cached(liveDeployment(app, 1));
+    w.childrenCached();
+    w.resync();
+    await w.reconcile();
+    const status = (w.statusWrites().at(-1)?.body as { status?: WebApp["status"] } | undefined)?.status;
+    expect(findCondition(status?.conditions, "Stalled")).toMatchObject({
+      status: "True",
+      reason: "KindNotServed",
+      message: expect.stringContaining("this cluster does not serve autoscaling/v2 horizontalpodautoscalers"),
+    });
+    expect(findCondition(status?.conditions, "Ready")?.status).toBe("False");
   });
 });
 

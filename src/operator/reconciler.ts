@@ -40,6 +40,7 @@ import { podFailures } from "./pod-failures.ts";
 import { ingressName } from "./desired.ts";
 import { computeStatus, type LiveChildren, type Problem, podProblems } from "./status.ts";
 import { writeStatus } from "./status-write.ts";
+import { unservedProblems } from "./served.ts";
 
 export { FIELD_MANAGER, REASON } from "./converge.ts";
 /** How soon a WebApp blocked by someone else's object looks again (that object is not watched). */
@@ -58,6 +59,8 @@ export interface ReconcilerDeps {
   children: PerKind<Cache<KubeObject>>;
   /** The cluster's IngressClasses, by name: spec.expose.ingressClassName must name one. */
   ingressClasses: Cache<KubeObject>;
+  /** The optional kinds of child the cluster does not serve (served.ts); none when left out. */
+  unserved?: ReadonlySet<ChildKindName>;
   recorder: EventRecorder;
   clock: Clock;
   logger: Logger;
@@ -129,7 +132,11 @@ async function settle(
   signal: AbortSignal,
 ): Promise<Outcome> {
   const { live, failure } = observed;
-  const problems = [...observed.problems, ...ingressClassProblems(deps, parsed)];
+  const problems = [
+    ...observed.problems,
+    ...ingressClassProblems(deps, parsed),
+    ...unservedProblems(parsed, deps.unserved ?? new Set()),
+  ];
   const now = deps.clock.now();
   const seen = { pending: observed.pending, admitted: observed.admitted };
   let status = computeStatus(webapp, live, problems, now, seen);

@@ -62,6 +62,7 @@ export type ProblemReason =
   | "ProgressDeadlineExceeded"
   | "ReplicaFailure"
   | "IngressClassNotFound"
+  | "KindNotServed"
   | PodFailureReason;
 const STALLS: Record<ProblemReason, boolean> = {
   ...(Object.fromEntries(POD_FAILURE_REASONS.map((r) => [r, true])) as Record<PodFailureReason, true>),
@@ -72,6 +73,7 @@ const STALLS: Record<ProblemReason, boolean> = {
   ProgressDeadlineExceeded: true,
   ReplicaFailure: true,
   IngressClassNotFound: true,
+  KindNotServed: true,
   ApplyFailed: false,
 };
 /** Something that keeps the WebApp from converging; becomes the Degraded (and maybe Stalled) condition. */

@@ -173,3 +173,28 @@ export function mergeInformers<T extends KubeObject>(informers: readonly Informe
     },
   };
 }
+
+/**
+ * An informer of a resource the server does not serve (discovery said so): synced at once, always empty, never
+ * stale; start() only waits for `signal`. So that what goes over every informer (readiness, the controller's
+ * owns(), the orphan collector) needs no exception for it, and nothing ever lists or watches it.
+ */
+export function createUnservedInformer<T extends KubeObject>(rt: ResourceType): Informer<T> {
+  return {
+    description: `${describeWatch(rt)} (not served by this cluster)`,
+    onEvent: () => () => {},
+    hasSynced: () => true,
+    list: () => [],
+    get: () => undefined,
+    byIndex: () => [],
+    addIndex: () => {},
+    start: (signal) =>
+      new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener("abort", () => resolve(), { once: true });
+      }),
+    waitForSync: async () => true,
+    isStale: () => false,
+    lastEventAt: undefined,
+  };
+}

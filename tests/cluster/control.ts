@@ -52,13 +52,18 @@ function apiServer(state: ClusterState): ComponentRecord {
   return rec;
 }
 
-export async function restartApiServer(): Promise<number> {
+/**
+ * Restarts kube-apiserver, with `extraArgs` this time only (e.g. --runtime-config=autoscaling/v2=false): the state
+ * keeps the recorded argv, so the next restart (or cluster up) runs without them.
+ */
+export async function restartApiServer(extraArgs: readonly string[] = []): Promise<number> {
   const state = await requireState();
   const rec = apiServer(state);
   const left = await stopProcesses([{ pid: rec.pid, argv: rec.argv }]);
   if (left.length > 0) throw new Error(`kube-apiserver (pid ${rec.pid}) did not stop`);
-  await appendFile(rec.log, `\n----- restarted by restartApiServer() at ${new Date().toISOString()} -----\n`);
-  const pid = await startDetached(rec.argv, rec.log, rec.netns);
+  const how = extraArgs.length > 0 ? ` with ${extraArgs.join(" ")}` : "";
+  await appendFile(rec.log, `\n----- restarted by restartApiServer()${how} at ${new Date().toISOString()} -----\n`);
+  const pid = await startDetached([...rec.argv, ...extraArgs], rec.log, rec.netns);
   state.components["kube-apiserver"] = { ...rec, pid };
   await writeState(state);
   await waitHealthy(state, "kube-apiserver", await endpointOf(state));
