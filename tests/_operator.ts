@@ -3,7 +3,8 @@
  * on free loopback ports, and reads its /metrics: API writes are counted from its own
  * rest_client_requests_total, so "zero writes" is measured where it happens.
  */
-import { DEVCTL, eventually, kubeconfig } from "./_support.ts";
+import { afterAll, beforeAll, expect } from "bun:test";
+import { DEVCTL, ensureCrd, eventually, kubeconfig, tempNamespace } from "./_support.ts";
 
 export interface OperatorProcess {
   proc: ReturnType<typeof Bun.spawn>;
@@ -103,4 +104,30 @@ export async function startOperator(
     );
   }
   return op;
+}
+
+/**
+ * The usual set-up of a test file: the CRD installed, a new namespace and an operator watching only it (no leader
+ * election), both gone after the file's tests, the operator's exit code checked (0 on SIGTERM). Returns the
+ * namespace, whose name is known once the tests run.
+ */
+export function operatorForFile(prefix: string): { readonly name: string } {
+  let ns: Awaited<ReturnType<typeof tempNamespace>> | undefined;
+  let op: OperatorProcess | undefined;
+  beforeAll(async () => {
+    await ensureCrd();
+    ns = await tempNamespace(prefix);
+    op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
+  });
+  afterAll(async () => {
+    const code = await op?.stop();
+    await ns?.drop();
+    expect(code).toBe(0);
+  });
+  return {
+    get name() {
+      if (!ns) throw new Error(`operatorForFile("${prefix}"): its namespace exists once the file's tests run`);
+      return ns.name;
+    },
+  };
 }

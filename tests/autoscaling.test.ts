@@ -13,18 +13,16 @@
  * - removing spec.autoscaling without spec.replicas is refused by the API server, saying what to set; with it, the
  *   HorizontalPodAutoscaler is deleted and the Deployment runs the replicas given, our apply owning them again.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { HORIZONTAL_POD_AUTOSCALERS } from "../src/kube/resources.ts";
 import type { KubeObject } from "../src/kube/types.ts";
-import { type OperatorProcess, startOperator } from "./_operator.ts";
+import { operatorForFile } from "./_operator.ts";
 import {
   conditionOf,
   DEPLOYMENTS,
-  ensureCrd,
   eventually,
   getOrUndefined,
   kube,
-  tempNamespace,
   WEBAPPS,
   type WebAppLike,
   webapp,
@@ -36,20 +34,7 @@ interface Deployment extends KubeObject {
 }
 
 const requests = { requests: { cpu: "10m" } };
-let ns: Awaited<ReturnType<typeof tempNamespace>>;
-let op: OperatorProcess;
-
-beforeAll(async () => {
-  await ensureCrd();
-  ns = await tempNamespace("autoscaling");
-  op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
-});
-
-afterAll(async () => {
-  const code = await op?.stop();
-  await ns?.drop();
-  expect(code).toBe(0);
-});
+const ns = operatorForFile("autoscaling");
 
 const deployment = (name: string) => getOrUndefined<Deployment>(DEPLOYMENTS, `${name}-deployment`, ns.name);
 const webApp = (name: string) => getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);

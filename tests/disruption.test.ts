@@ -10,19 +10,17 @@
  * - scaled to 1 replica it has none: the operator deletes it, with a Deleted event saying why.
  * The pods are KWOK's (ready as soon as they are bound), which is all the disruption controller reads.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { POD_DISRUPTION_BUDGETS } from "../src/kube/resources.ts";
 import type { KubeObject } from "../src/kube/types.ts";
-import { type OperatorProcess, startOperator } from "./_operator.ts";
+import { operatorForFile } from "./_operator.ts";
 import {
   conditionOf,
-  ensureCrd,
   eventsOnceSeen,
   eventually,
   getOrUndefined,
   kube,
   PODS,
-  tempNamespace,
   WEBAPPS,
   type WebAppLike,
   webapp,
@@ -35,20 +33,7 @@ interface Budget extends KubeObject {
 
 const NAME = "shop";
 const PDB = `${NAME}-pdb`;
-let ns: Awaited<ReturnType<typeof tempNamespace>>;
-let op: OperatorProcess;
-
-beforeAll(async () => {
-  await ensureCrd();
-  ns = await tempNamespace("disruption");
-  op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
-});
-
-afterAll(async () => {
-  const code = await op?.stop();
-  await ns?.drop();
-  expect(code).toBe(0);
-});
+const ns = operatorForFile("disruption");
 
 /** The eviction `kubectl drain` sends for a pod: the HTTP status the API server answers with. */
 async function evict(pod: string): Promise<number> {

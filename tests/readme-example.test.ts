@@ -6,22 +6,20 @@
  * turns Ready. The pods are KWOK's, which neither pull the image nor run the probes: the real-node suite
  * (tests/realnode/production.test.ts) proves those fields on a real kubelet.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HORIZONTAL_POD_AUTOSCALERS, INGRESSES, POD_DISRUPTION_BUDGETS } from "../src/kube/resources.ts";
 import type { KubeObject } from "../src/kube/types.ts";
-import { type OperatorProcess, startOperator } from "./_operator.ts";
+import { operatorForFile } from "./_operator.ts";
 import {
   conditionOf,
   DEPLOYMENTS,
-  ensureCrd,
   eventually,
   getOrUndefined,
   kube,
   kubectl,
   ROOT,
-  tempNamespace,
   WEBAPPS,
   type WebAppLike,
 } from "./_support.ts";
@@ -33,20 +31,7 @@ function readmeExample(readme: string): string {
   return m[1];
 }
 
-let ns: Awaited<ReturnType<typeof tempNamespace>>;
-let op: OperatorProcess;
-
-beforeAll(async () => {
-  await ensureCrd();
-  ns = await tempNamespace("readme");
-  op = await startOperator(["--namespaces", ns.name, "--leader-elect=false"]);
-});
-
-afterAll(async () => {
-  const code = await op?.stop();
-  await ns?.drop();
-  expect(code).toBe(0);
-});
+const ns = operatorForFile("readme");
 
 describe("README.md's production WebApp", () => {
   test("is admitted as printed, converges with every field on its children, and turns Ready", async () => {

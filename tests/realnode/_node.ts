@@ -17,8 +17,29 @@ import { DEVCTL, devctl, kubectl, PODS, ROOT, kube, sh } from "../_support.ts";
 import { clusterState } from "../cluster/control.ts";
 import { usingLocalCluster } from "../cluster/env.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
+import { testWhen } from "../_skip.ts";
 
 export type NodeOrReason = { kind: "up"; node: RealNodeState } | { kind: "absent"; reason: string };
+
+/**
+ * What every real-node test file starts with: the node when it is up, and `realTest`, which runs a test only then and
+ * otherwise skips it with why (the runner fails such a skip on CI=true).
+ */
+export async function realNodeSuite(): Promise<{
+  node: RealNodeState | undefined;
+  /** Why there is none ("" when there is). */
+  why: string;
+  realTest: ReturnType<typeof testWhen>;
+}> {
+  const found = await realNodeOrReason();
+  const node = found.kind === "up" ? found.node : undefined;
+  const why = found.kind === "absent" ? found.reason : "";
+  return {
+    node,
+    why,
+    realTest: testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${why}` }),
+  };
+}
 
 export async function realNodeOrReason(): Promise<NodeOrReason> {
   if (!usingLocalCluster()) return { kind: "absent", reason: "DEVCTL_TEST_KUBECONFIG names an external cluster" };

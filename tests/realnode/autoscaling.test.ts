@@ -24,9 +24,7 @@ import type { KubeObject } from "../../src/kube/types.ts";
 import { METRICS_API } from "../cluster/addons/metrics-server-config.ts";
 import { importIntoRealNode } from "../cluster/nodes/real.ts";
 import { ensurePrerequisites } from "../cluster/prereqs.ts";
-import type { RealNodeState } from "../cluster/state.ts";
 import { type OperatorProcess, startOperator } from "../_operator.ts";
-import { testWhen } from "../_skip.ts";
 import {
   DEPLOYMENTS,
   ensureCrd,
@@ -41,7 +39,7 @@ import {
   type WebAppLike,
   webapp,
 } from "../_support.ts";
-import { ctr, type PodLike, realNodeOrReason } from "./_node.ts";
+import { ctr, type PodLike, realNodeSuite } from "./_node.ts";
 import { BUSYBOX, busyboxImage, routePodsToRealNode } from "./_workloads.ts";
 
 const RUN = Math.random().toString(36).slice(2, 8);
@@ -62,10 +60,7 @@ const BURN = "trap 'exit 0' TERM; while :; do :; done";
  */
 const WITHIN_MS = 150_000;
 
-const found = await realNodeOrReason();
-const node: RealNodeState | undefined = found.kind === "up" ? found.node : undefined;
-const absentReason = found.kind === "absent" ? found.reason : "";
-const realTest = testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${absentReason}` });
+const { node, why: absentReason, realTest } = await realNodeSuite();
 
 let ns: Awaited<ReturnType<typeof tempNamespace>> | undefined;
 let unroute: (() => Promise<void>) | undefined;

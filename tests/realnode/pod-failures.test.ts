@@ -20,10 +20,8 @@ import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { rmSync } from "node:fs";
 import { PAUSE_IMAGE } from "../cluster/nodes/real-config.ts";
 import { importIntoRealNode } from "../cluster/nodes/real.ts";
-import type { RealNodeState } from "../cluster/state.ts";
 import { kstatus } from "../kstatus/kstatus.ts";
 import { startOperator, type OperatorProcess } from "../_operator.ts";
-import { testWhen } from "../_skip.ts";
 import {
   conditionOf,
   DEPLOYMENTS,
@@ -42,7 +40,7 @@ import {
 } from "../_support.ts";
 import { imagePaths } from "../../src/build/image.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
-import { buildImage, ctr, type PodLike, realNodeOrReason } from "./_node.ts";
+import { buildImage, ctr, type PodLike, realNodeSuite } from "./_node.ts";
 import { imageWithEntrypoint, routePodsToRealNode } from "./_workloads.ts";
 
 const WITHIN_MS = 60_000;
@@ -59,10 +57,7 @@ const STEADY_MS = 25_000;
  */
 const RESTART_WAIT_MS = 90_000;
 
-const found = await realNodeOrReason();
-const node: RealNodeState | undefined = found.kind === "up" ? found.node : undefined;
-const absentReason = found.kind === "absent" ? found.reason : "";
-const realTest = testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${absentReason}` });
+const { node, why: absentReason, realTest } = await realNodeSuite();
 
 let ns: Awaited<ReturnType<typeof tempNamespace>> | undefined;
 let unroute: (() => Promise<void>) | undefined;

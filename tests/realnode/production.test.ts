@@ -20,10 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importIntoRealNode } from "../cluster/nodes/real.ts";
 import { ensurePrerequisites } from "../cluster/prereqs.ts";
-import type { RealNodeState } from "../cluster/state.ts";
 import { kstatus } from "../kstatus/kstatus.ts";
 import { startOperator, type OperatorProcess } from "../_operator.ts";
-import { testWhen } from "../_skip.ts";
 import {
   conditionOf,
   ensureCrd,
@@ -40,7 +38,7 @@ import {
   webapp,
   type WebAppLike,
 } from "../_support.ts";
-import { ctr, type PodLike, realNodeOrReason } from "./_node.ts";
+import { ctr, type PodLike, realNodeSuite } from "./_node.ts";
 import { BUSYBOX, busyboxImage, routePodsToRealNode } from "./_workloads.ts";
 
 const WITHIN_MS = 60_000;
@@ -67,10 +65,7 @@ const RESTRICTED = {
   "pod-security.kubernetes.io/enforce-version": "latest",
 };
 
-const found = await realNodeOrReason();
-const node: RealNodeState | undefined = found.kind === "up" ? found.node : undefined;
-const absentReason = found.kind === "absent" ? found.reason : "";
-const realTest = testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${absentReason}` });
+const { node, why: absentReason, realTest } = await realNodeSuite();
 
 type Namespace = Awaited<ReturnType<typeof tempNamespace>>;
 let ns: Namespace | undefined;

@@ -9,7 +9,6 @@
 import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { RealNodeState } from "../cluster/state.ts";
-import { testWhen } from "../_skip.ts";
 import {
   conditionOf,
   DEPLOYMENTS,
@@ -34,7 +33,7 @@ import {
   installOnRealNode,
   type PodLike,
   podsOf,
-  realNodeOrReason,
+  realNodeSuite,
 } from "./_node.ts";
 
 const LEASES: ResourceType = {
@@ -49,12 +48,7 @@ const NS = `realnode-${Math.random().toString(36).slice(2, 8)}`;
 /** SIGTERM → the leader releases the Lease, the standby (polling every ~2 s) takes it: issue #10 says ≤ 3 s. */
 const HANDOFF_BOUND_MS = 3_000;
 
-const found = await realNodeOrReason();
-const node: RealNodeState | undefined = found.kind === "up" ? found.node : undefined;
-const absentReason = found.kind === "absent" ? found.reason : "";
-if (!node) console.error(`real-node suite: no real node (${absentReason})`);
-/** Without the real node every test is skipped with the reason (the runner fails such a skip on CI=true). */
-const realTest = testWhen({ met: node !== undefined, reason: `needs the local cluster's real node: ${absentReason}` });
+const { node, why: absentReason, realTest } = await realNodeSuite();
 const timings: Record<string, number> = {};
 let image = "";
 
