@@ -363,7 +363,9 @@ describe("kubectl's output formats and verbs", () => {
       kubectl(["get", "wa", "-n", ns.name, "-o", "name"]).stdout,
     );
     const wide = lines(inNs("webapp", "list", "-o", "wide").stdout);
-    expect(wide[0]).toMatch(/^NAME +IMAGE +DESIRED +AVAILABLE +READY +REASON +AGE +PORT +PROGRESSING +DEGRADED +URL$/);
+    expect(wide[0]).toMatch(
+      /^NAME +IMAGE +DESIRED +AVAILABLE +READY +REASON +AGE +PORT +PROGRESSING +DEGRADED +MINPODS +MAXPODS +URL$/,
+    );
   });
 
   test("--watch prints the current rows, then one row per change", async () => {

@@ -212,7 +212,8 @@ describe("kstatus and kubectl wait against the operator", () => {
         message: "WebApp generation is 1, but latest observed generation is 0",
       });
       const get = kubectl(["get", "wa", "early", "-n", unwatched.name]);
-      expect(get.stdout).toMatch(/\nearly\s+nginx:1\.25\s+1\s+\d+s\n$/); // AVAILABLE, READY, REASON empty
+      // DESIRED empty too: spec.replicas is left out (the operator runs 1; the CRD has no default since spec.autoscaling).
+      expect(get.stdout).toMatch(/\nearly\s+nginx:1\.25\s+\d+s\n$/); // AVAILABLE, READY, REASON empty
     } finally {
       await unwatched.drop();
     }

@@ -17,6 +17,7 @@
  */
 import { afterEach, beforeAll, expect, test } from "bun:test";
 import { isNotFound } from "../../src/kube/errors.ts";
+import { CHILD_KINDS } from "../../src/operator/child-kinds.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import {
   expectHealthy,
@@ -46,6 +47,13 @@ import { usingLocalCluster } from "../cluster/env.ts";
 import { describeWhen, LOCAL_CONTROL_PLANE } from "../_skip.ts";
 
 const RESYNC_MS = 2_000;
+/**
+ * GETs in the 10 s after an API server restart below which there is no reconnect storm: 5 per watch (a re-list, a
+ * re-watch and a few refused attempts while the API server's storage initializes), one watch per kind of child
+ * plus the WebApps' and the IngressClasses'. A storm (no backoff) is hundreds. 30 with 6 watches; a CI run with the
+ * HorizontalPodAutoscalers' 7th saw exactly 30.
+ */
+const STORM_BOUND = 5 * (CHILD_KINDS.length + 2);
 /**
  * The only error lines a fault may cause: a reconcile that met the API server away (it is retried with
  * backoff). Once the operator has recovered, no error line at all is expected.
@@ -245,14 +253,14 @@ describeWhen(LOCAL_CONTROL_PLANE)("the operator's watches under control-plane fa
         console.log(
           `apiserver restart: down ${down} ms; operator requests in the ${WINDOW_MS} ms from the restart: ${get1 - get0} GET (list, watch, get), ${all1 - all0} in all`,
         );
-        if (get1 - get0 >= 30)
+        if (get1 - get0 >= STORM_BOUND)
           console.log(
             (await o.metricsText())
               .split("\n")
               .filter((l) => l.startsWith("rest_client_requests_total"))
               .join("\n"),
           );
-        expect(get1 - get0).toBeLessThan(30);
+        expect(get1 - get0).toBeLessThan(STORM_BOUND);
 
         await Promise.all([reconciled("r-kept", 2), reconciled("r-new", 1), reconciled("r-new-too", 1)]);
         await eventually(() => o.ready(), 30_000, "ready again");

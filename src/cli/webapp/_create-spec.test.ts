@@ -35,6 +35,7 @@ describe("the spec `devctl webapp create` sends", () => {
     );
     expect(spec).toEqual({
       image: "shop:v3",
+      replicas: 1,
       port: 8080,
       env: [
         { name: "MODE", value: "production" },
@@ -70,8 +71,10 @@ describe("the spec `devctl webapp create` sends", () => {
     expect(draftSpec(flags({ cpu: "1" })).resources).toEqual({ requests: { cpu: "1" } });
     expect(Object.keys(draftSpec(flags({ restricted: false, env: [], "env-from-secret": [] })))).toEqual([
       "image",
+      "replicas",
       "port",
     ]);
+    expect(draftSpec(flags({ cpu: "1", max: "3" }))).not.toHaveProperty("replicas");
   });
 
   test("a bad value is refused naming its field and the flag that set it, every one at once", () => {

@@ -7,13 +7,14 @@
  *   one an item of spec.env), --env-from-secret NAME (each one a spec.envFrom secretRef), --health-path
  *   (spec.healthCheck.path), --cpu and --memory (spec.resources.requests: what the scheduler reserves for each pod),
  *   --min and --max (spec.autoscaling's bounds: an autoscaler decides the count), --restricted (spec.podSecurity:
- *   restricted), --host (spec.expose.host: an Ingress for it). A flag left out leaves its field out.
+ *   restricted), --host (spec.expose.host: an Ingress for it). A flag left out leaves its field out, but for
+ *   --replicas: 1 unless --min/--max autoscale, so that the WebApp reads as it always did.
  * - Refused before anything is sent: a --env without "=" by its flag's own check (parseEnvFlag), every other bad
  *   value by the schema, each issue with its field and the flag that set it: `spec.resources.requests.cpu (--cpu):
  *   must be a quantity ...`, all in one UsageError.
  */
 import { parseWebApp } from "../../api/parse.ts";
-import { API_VERSION, KIND, type WebAppObject, type WebAppSpec } from "../../api/webapp.ts";
+import { API_VERSION, KIND, WEBAPP_DEFAULT_REPLICAS, type WebAppObject, type WebAppSpec } from "../../api/webapp.ts";
 import { UsageError } from "../_errors.ts";
 
 /** The flags' values as citty and allValues give them. */
@@ -80,7 +81,12 @@ export function draftSpec(f: CreateFlags): Record<string, unknown> {
   };
   const spec: Record<string, unknown> = {
     image: f.image,
-    ...(f.replicas !== undefined ? { replicas: numberish(f.replicas) } : {}),
+    // Written out as it always was (the CRD no longer defaults it): kubectl get shows DESIRED 1, not an empty cell.
+    ...(f.replicas !== undefined
+      ? { replicas: numberish(f.replicas) }
+      : Object.keys(autoscaling).length === 0
+        ? { replicas: WEBAPP_DEFAULT_REPLICAS }
+        : {}),
     port: numberish(f.port),
     ...(f["image-pull-policy"] !== undefined ? { imagePullPolicy: f["image-pull-policy"] } : {}),
     ...(f.env?.length ? { env: f.env.map((e) => parseEnvFlag(e, "--env")) } : {}),
