@@ -182,6 +182,8 @@ export const DisruptionBudget = v.pipe(
 );
 export type DisruptionBudget = v.InferOutput<typeof DisruptionBudget>;
 
+/** minReplicas when spec.autoscaling leaves it out (the HorizontalPodAutoscaler's own default). */
+export const DEFAULT_MIN_REPLICAS = 1;
 /** targetCPUUtilizationPercentage when spec.autoscaling leaves it out (the HorizontalPodAutoscaler's own default). */
 export const DEFAULT_CPU_UTILIZATION = 80;
 /** Upper bound on a utilization target: a target above the request (100%) is legitimate, 10x is a typo. */
@@ -224,7 +226,7 @@ export const Autoscaling = v.pipe(
       "count to it and never reverts its scaling. Needs spec.resources.requests.cpu; excludes spec.replicas.",
   ),
   v.forward<AutoscalingFields, v.CheckIssue<AutoscalingFields>, ["minReplicas"]>(
-    v.check((a: AutoscalingFields) => (a.minReplicas ?? 1) <= a.maxReplicas, MIN_MAX_MESSAGE),
+    v.check((a: AutoscalingFields) => (a.minReplicas ?? DEFAULT_MIN_REPLICAS) <= a.maxReplicas, MIN_MAX_MESSAGE),
     ["minReplicas"],
   ),
   cel<AutoscalingFields>(MIN_MAX_MESSAGE, {
@@ -359,7 +361,7 @@ export function fixedReplicas(spec: Pick<WebAppSpec, "replicas" | "autoscaling">
 
 /** The fewest pods the WebApp runs: its fixed count, or the autoscaler's minimum. */
 export function leastReplicas(spec: Pick<WebAppSpec, "replicas" | "autoscaling">): number {
-  return fixedReplicas(spec) ?? spec.autoscaling?.minReplicas ?? 1;
+  return fixedReplicas(spec) ?? spec.autoscaling?.minReplicas ?? DEFAULT_MIN_REPLICAS;
 }
 
 export const CONDITION_STATUSES = ["True", "False", "Unknown"] as const;

@@ -28,6 +28,7 @@ import {
   API_VERSION,
   DEFAULT_CPU_UTILIZATION,
   DEFAULT_MAX_UNAVAILABLE,
+  DEFAULT_MIN_REPLICAS,
   DEPLOYMENT_SUFFIX,
   fixedReplicas,
   HORIZONTAL_POD_AUTOSCALER_SUFFIX,
@@ -294,7 +295,7 @@ export function desiredHorizontalPodAutoscaler(webapp: WebApp): HorizontalPodAut
     metadata: ownedMetadata(webapp, horizontalPodAutoscalerName(webapp.metadata.name)),
     spec: {
       scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: deploymentName(webapp.metadata.name) },
-      minReplicas: a.minReplicas ?? 1,
+      minReplicas: a.minReplicas ?? DEFAULT_MIN_REPLICAS,
       maxReplicas: a.maxReplicas,
       metrics: [
         utilization("cpu", a.targetCPUUtilizationPercentage ?? DEFAULT_CPU_UTILIZATION),

@@ -37,6 +37,7 @@ import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
 import {
   type Autoscaling,
   type Condition,
+  DEFAULT_MIN_REPLICAS,
   fixedReplicas,
   type WebAppObject,
   type WebAppStatus,
@@ -232,7 +233,7 @@ function availableCondition(
  * its reason and words. That is no reason to be unready: the pods serve, the autoscaler still keeps minReplicas.
  */
 function autoscaledMessage(a: Autoscaling, hpa: KubeObject | undefined): string {
-  const range = `autoscaled between ${a.minReplicas ?? 1} and ${a.maxReplicas} pods`;
+  const range = `autoscaled between ${a.minReplicas ?? DEFAULT_MIN_REPLICAS} and ${a.maxReplicas} pods`;
   const conditions = (
     hpa?.status as { conditions?: { type?: string; status?: string; reason?: string; message?: string }[] }
   )?.conditions;

@@ -4,7 +4,7 @@
  * them: "3m (x4 over 10m)"). Pure: `now` is given; absent values read "<none>". The spec's pod-template
  * fields (env, resources, probes, ...) follow its image, replicas and port when set (_describe-template.ts).
  */
-import { DEFAULT_CPU_UTILIZATION, type WebAppObject } from "../../api/webapp.ts";
+import { DEFAULT_CPU_UTILIZATION, DEFAULT_MIN_REPLICAS, type WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 import { templateRows } from "./_describe-template.ts";
 
@@ -75,7 +75,7 @@ function autoscalingRows(a: unknown): [string, string][] {
     targetMemoryUtilizationPercentage: memory,
   } = a as Record<string, unknown>;
   const target = `${cpu ?? DEFAULT_CPU_UTILIZATION}% CPU${memory !== undefined ? ` and ${memory}% memory` : ""}`;
-  return [["Autoscaling", `${minReplicas ?? 1}-${none(maxReplicas)} pods, at ${target}`]];
+  return [["Autoscaling", `${minReplicas ?? DEFAULT_MIN_REPLICAS}-${none(maxReplicas)} pods, at ${target}`]];
 }
 
 export function describeWebApp(w: WebAppObject, events: readonly EventLike[], now: number): string {
