@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createFakeClock } from "./clock.ts";
 import { createInformer, mergeInformers, type SourceEvent } from "./informer.ts";
-import { CONTROLLER_INDEX } from "./store.ts";
+import { CONTROLLER_INDEX, controllerIndex } from "./store.ts";
 import type { Logger } from "./logger.ts";
 import { createFakeKube, WatchScript } from "./_fake-kube.ts";
 import type { KubeList, KubeObject, ResourceType } from "../kube/types.ts";
@@ -130,6 +130,7 @@ describe("informer", () => {
 
   test("the controller-owner index finds the children of an owner", async () => {
     const t = setup();
+    t.informer.addIndex(CONTROLLER_INDEX, controllerIndex);
     const done = t.informer.start(t.ctl.signal);
     t.kube.answerList(page([obj("a", "1", "ns", "owner-1"), obj("b", "1", "ns", "owner-2")], "10"));
     await t.informer.waitForSync(t.ctl.signal);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CONTROLLER_INDEX, NAMESPACE_INDEX, createStore, objectKey } from "./store.ts";
+import { CONTROLLER_INDEX, controllerIndex, NAMESPACE_INDEX, createStore, namespaceIndex, objectKey } from "./store.ts";
 import type { KubeObject } from "../kube/types.ts";
 
 const obj = (ns: string | undefined, name: string, rv: string, owner?: string): KubeObject => ({
@@ -11,6 +11,14 @@ const obj = (ns: string | undefined, name: string, rv: string, owner?: string): 
   },
   spec: { n: rv },
 });
+
+/** A store with the namespace and controller indexes. */
+function indexedStore() {
+  const s = createStore();
+  s.addIndex(NAMESPACE_INDEX, namespaceIndex);
+  s.addIndex(CONTROLLER_INDEX, controllerIndex);
+  return s;
+}
 
 describe("store", () => {
   test("objects are keyed namespace/name, or name when cluster-scoped", () => {
@@ -29,7 +37,7 @@ describe("store", () => {
   });
 
   test("a re-list is a full replace whose diff deletes what is missing and updates only changed versions", () => {
-    const s = createStore();
+    const s = indexedStore();
     s.replace([obj("ns", "a", "1"), obj("ns", "b", "1"), obj("ns", "c", "1")]);
     const deltas = s.replace([obj("ns", "a", "1"), obj("ns", "b", "5"), obj("ns", "d", "1")]);
     expect(deltas.map((d) => `${d.type} ${objectKey(d.object)}`).sort()).toEqual([
@@ -43,7 +51,7 @@ describe("store", () => {
   });
 
   test("an empty re-list deletes everything", () => {
-    const s = createStore();
+    const s = indexedStore();
     s.replace([obj("ns", "a", "1"), obj(undefined, "n", "1")]);
     expect(s.replace([]).map((d) => d.type)).toEqual(["delete", "delete"]);
     expect(s.size).toBe(0);
@@ -51,7 +59,7 @@ describe("store", () => {
   });
 
   test("the namespace and controller-owner indexes follow updates and deletes", () => {
-    const s = createStore();
+    const s = indexedStore();
     s.apply(obj("ns", "a", "1", "u1"));
     s.apply(obj("ns", "b", "1", "u1"));
     s.apply(obj("other", "c", "1", "u2"));
@@ -65,7 +73,7 @@ describe("store", () => {
   });
 
   test("an owner reference that is not the controller is not indexed", () => {
-    const s = createStore();
+    const s = indexedStore();
     const o = obj("ns", "a", "1");
     o.metadata.ownerReferences = [{ apiVersion: "v1", kind: "X", name: "o", uid: "u9" }];
     s.apply(o);
@@ -80,6 +88,13 @@ describe("store", () => {
     expect(s.byIndex("labels", "app=x").map(objectKey)).toEqual(["ns/a"]);
     expect(() => s.addIndex("labels", () => [])).toThrow(/already exists/);
     expect(() => s.byIndex("nope", "x")).toThrow(/no index named "nope"/);
+  });
+
+  test("a store has no index until one is added (the operator looks nothing up by index)", () => {
+    const s = createStore();
+    s.apply(obj("ns", "a", "1", "u1"));
+    expect(() => s.byIndex(NAMESPACE_INDEX, "ns")).toThrow(/no index named "namespace" \(known: \)/);
+    expect(() => s.byIndex(CONTROLLER_INDEX, "u1")).toThrow(/no index named "controller"/);
   });
 
   test("a delete reports the final state received and the stored object as old", () => {

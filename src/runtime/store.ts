@@ -10,8 +10,11 @@
  *   WebApps, that cost 6-13 µs per object stored (6% of the operator's CPU while converging) and ~500 bytes of
  *   heap per object (JSC turns a frozen array into a slower, larger representation), where "shallow" costs
  *   0.4 µs and no heap. "deep" is still there for tests that want to catch a stray write anywhere.
- * - Indexed: `namespace` and `controller` (UID of the controller owner reference) exist from the start;
- *   `addIndex(name, fn)` adds more and indexes what is already stored. Indexes always match the objects.
+ * - Indexed on request only: `addIndex(name, fn)` indexes what is already stored and everything after, e.g.
+ *   `addIndex(NAMESPACE_INDEX, namespaceIndex)` or `addIndex(CONTROLLER_INDEX, controllerIndex)` (UID of the
+ *   controller owner reference). Indexes always match the objects. A store starts with none: each index holds a
+ *   Set per value (one per child, for the controller index) and the operator looks nothing up by index; measured
+ *   with 2,000 production-shaped WebApps, the two that every store used to carry were 3 MiB of live heap of 30.
  * - Delta-producing: every write returns what changed, so the informer can tell handlers after the store is
  *   updated. `apply` of an object whose resourceVersion is unchanged is not a change.
  * - Gap-safe: `replace(list)` (a re-list) swaps in the complete list and reports a delete for every stored
@@ -65,14 +68,17 @@ export interface StoreOptions {
 }
 
 export function createStore<T extends KubeObject>(opts: StoreOptions = {}): Store<T> {
-  const store = new IndexedStore<T>(FREEZERS[opts.freeze ?? "shallow"]);
-  store.addIndex(NAMESPACE_INDEX, (o) => (o.metadata.namespace ? [o.metadata.namespace] : []));
-  store.addIndex(CONTROLLER_INDEX, (o) => {
-    const uid = controllerUid(o);
-    return uid ? [uid] : [];
-  });
-  return store;
+  return new IndexedStore<T>(FREEZERS[opts.freeze ?? "shallow"]);
 }
+
+/** The NAMESPACE_INDEX function: an object's namespace (none for a cluster-scoped one). */
+export const namespaceIndex: IndexFn<KubeObject> = (o) => (o.metadata.namespace ? [o.metadata.namespace] : []);
+
+/** The CONTROLLER_INDEX function: the UID of its controller owner reference, if any. */
+export const controllerIndex: IndexFn<KubeObject> = (o) => {
+  const uid = controllerUid(o);
+  return uid ? [uid] : [];
+};
 
 class IndexedStore<T extends KubeObject> implements Store<T> {
   readonly #freeze: <V>(obj: V) => V;
