@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatIssues, type Issue, parseWebApp, parseWebAppSpec } from "./parse.ts";
+import { formatIssues, type Issue, MEMO_SIZE, parseWebApp, parseWebAppSpec } from "./parse.ts";
 import { fixedReplicas, leastReplicas } from "./webapp.ts";
 
 const webapp = (spec: unknown, name = "my-service") => ({ metadata: { name, namespace: "default" }, spec });
@@ -184,6 +184,19 @@ describe("parsing a cached (frozen) WebApp once", () => {
     const spec = parseWebAppSpec(obj);
     expect(parseWebAppSpec(obj)).toBe(spec);
     expect(spec.ok && first.ok && spec.spec === first.webapp.spec).toBe(true);
+  });
+
+  test("the memory is bounded: the least recently used of more than MEMO_SIZE frozen WebApps is parsed again", () => {
+    const [first, kept] = [frozen({ image: "nginx", port: 80 }), frozen({ image: "nginx", port: 81 })];
+    const [firstOut, keptOut] = [parseWebApp(first), parseWebApp(kept)];
+    for (let i = 0; i < MEMO_SIZE - 1; i++) {
+      parseWebApp(frozen({ image: "nginx", port: 1000 + i }));
+      if (i % 16 === 0) expect(parseWebApp(kept)).toBe(keptOut); // used again: stays
+    }
+    expect(parseWebApp(kept)).toBe(keptOut);
+    const again = parseWebApp(first);
+    expect(again).not.toBe(firstOut);
+    expect(again).toEqual(firstOut);
   });
 
   test("an invalid frozen WebApp's issues are remembered and cannot be changed by a caller", () => {
