@@ -1,7 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
 import { isWebAppChild, LAST_APPLIED_ANNOTATION, shapeChild, shapeWebApp } from "./cache-shape.ts";
-import { desiredDeployment } from "./desired.ts";
+import { kindOf } from "./child-kinds.ts";
+import {
+  desiredDeployment,
+  desiredHorizontalPodAutoscaler,
+  desiredIngress,
+  desiredPodDisruptionBudget,
+  desiredService,
+} from "./desired.ts";
+import { computeStatus, type LiveChildren } from "./status.ts";
 import { testApp } from "./_test-fixtures.ts";
 
 const MANAGED_FIELDS = [{ manager: "webapp-operator", operation: "Apply", fieldsV1: { "f:spec": {} } }];
@@ -124,5 +132,147 @@ describe("what the caches keep", () => {
     expect(shaped).toEqual({ ...app, status: STATUS });
     expect(shaped.spec).toBe(live.spec);
     expect("annotations" in shaped.metadata || "managedFields" in shaped.metadata).toBe(false);
+  });
+});
+
+describe("the status our children keep: what the operator reads of it", () => {
+  const app = testApp({
+    replicas: undefined,
+    autoscaling: { minReplicas: 2, maxReplicas: 4 },
+    resources: { requests: { cpu: "1" } },
+    expose: { host: "shop.example.com" },
+  });
+  const T = "2026-12-05T08:29:54Z";
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    lastTransitionTime: T,
+    lastUpdateTime: T,
+  });
+  const owned = (intent: KubeObject, status: Record<string, unknown>): KubeObject => ({
+    ...intent,
+    metadata: { ...intent.metadata, uid: `${intent.kind}-uid`, resourceVersion: "9", generation: 1 },
+    status,
+  });
+  /** Statuses as the controller-manager and an Ingress controller write them, every field they carry. */
+  const deploymentStatuses: Record<string, unknown>[] = [
+    {
+      observedGeneration: 1,
+      replicas: 4,
+      updatedReplicas: 4,
+      readyReplicas: 4,
+      availableReplicas: 4,
+      terminatingReplicas: 0,
+      conditions: [
+        cond("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability."),
+        cond("Progressing", "True", "NewReplicaSetAvailable", 'ReplicaSet "shop-7f" has successfully progressed.'),
+      ],
+    },
+    {
+      observedGeneration: 1,
+      replicas: 1,
+      updatedReplicas: 1,
+      unavailableReplicas: 1,
+      conditions: [
+        cond("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability."),
+        cond("Progressing", "False", "ProgressDeadlineExceeded", 'ReplicaSet "shop-7f" has timed out progressing.'),
+        cond("ReplicaFailure", "True", "FailedCreate", 'pods "shop-7f-x" is forbidden: exceeded quota: q'),
+      ],
+    },
+    { observedGeneration: 0 },
+  ];
+  const hpaStatuses: Record<string, unknown>[] = [
+    {
+      currentReplicas: 4,
+      desiredReplicas: 4,
+      currentMetrics: [{ type: "Resource", resource: { name: "cpu", current: { averageUtilization: 95 } } }],
+      lastScaleTime: T,
+      conditions: [
+        cond("AbleToScale", "True", "ReadyForNewScale", "recommended size matches current size"),
+        cond("ScalingActive", "True", "ValidMetricFound", "the HPA was able to successfully calculate a replica count"),
+        cond("ScalingLimited", "True", "TooManyReplicas", "the desired replica count is more than the maximum"),
+      ],
+    },
+    {
+      currentReplicas: 2,
+      desiredReplicas: 0,
+      currentMetrics: [{ type: "" }],
+      conditions: [
+        cond(
+          "AbleToScale",
+          "True",
+          "SucceededGetScale",
+          "the HPA controller was able to get the target's current scale",
+        ),
+        cond("ScalingActive", "False", "FailedGetResourceMetric", "unable to get metrics for resource cpu"),
+      ],
+    },
+  ];
+  const ingressStatuses = [{ loadBalancer: {} }, { loadBalancer: { ingress: [{ ip: "10.0.0.7", ports: [] }] } }];
+  const serviceStatus = { loadBalancer: {} };
+  const budgetStatus = {
+    observedGeneration: 1,
+    currentHealthy: 4,
+    desiredHealthy: 3,
+    disruptionsAllowed: 1,
+    expectedPods: 4,
+    conditions: [cond("DisruptionAllowed", "True", "SufficientPods", "")],
+  };
+  const shaped = (obj: KubeObject) => shapeChild(obj, kindOf(obj)?.statusRead);
+
+  test("the WebApp's status computed from the shaped children is the one computed from the whole ones", () => {
+    let cases = 0;
+    for (const d of deploymentStatuses)
+      for (const h of hpaStatuses)
+        for (const i of ingressStatuses) {
+          const whole: LiveChildren = {
+            Deployment: owned(desiredDeployment(app), d),
+            Service: owned(desiredService(app), serviceStatus),
+            PodDisruptionBudget: owned(desiredPodDisruptionBudget(app), budgetStatus),
+            Ingress: owned(desiredIngress(app), i),
+            HorizontalPodAutoscaler: owned(desiredHorizontalPodAutoscaler(app), h),
+          };
+          const shape = Object.fromEntries(Object.entries(whole).map(([k, o]) => [k, shaped(o as KubeObject)]));
+          expect(computeStatus(app, shape, [], 0)).toEqual(computeStatus(app, whole, [], 0));
+          cases++;
+        }
+    expect(cases).toBe(12);
+  });
+
+  test("kept: a Deployment's counts and three conditions, an autoscaler's counts and ScalingActive, an Ingress's all", () => {
+    const dep = shaped(owned(desiredDeployment(app), deploymentStatuses[1] as Record<string, unknown>));
+    expect(dep.status).toEqual({
+      observedGeneration: 1,
+      replicas: 1,
+      updatedReplicas: 1,
+      conditions: [
+        { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: expect.any(String) },
+        { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: expect.any(String) },
+        { type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: expect.any(String) },
+      ],
+    });
+    const hpa = shaped(owned(desiredHorizontalPodAutoscaler(app), hpaStatuses[0] as Record<string, unknown>));
+    expect(hpa.status).toEqual({
+      currentReplicas: 4,
+      desiredReplicas: 4,
+      conditions: [{ type: "ScalingActive", status: "True", reason: "ValidMetricFound", message: expect.any(String) }],
+    });
+    const ingress = owned(desiredIngress(app), ingressStatuses[1] as Record<string, unknown>);
+    expect(shaped(ingress).status).toBe(ingress.status);
+    expect(shaped(owned(desiredService(app), serviceStatus)).status).toBeUndefined();
+    expect(shaped(owned(desiredPodDisruptionBudget(app), budgetStatus)).status).toBeUndefined();
+    const input = owned(desiredDeployment(app), deploymentStatuses[0] as Record<string, unknown>);
+    shaped(input);
+    expect(input.status).toBe(deploymentStatuses[0]); // the input is not modified
+  });
+
+  test("someone else's object keeps no status whatever its kind reads; ours without a statusRead keeps all", () => {
+    const theirs = { ...owned(desiredDeployment(app), deploymentStatuses[0] as Record<string, unknown>) };
+    theirs.metadata = { ...theirs.metadata, ownerReferences: [] };
+    expect(shaped(theirs).status).toBeUndefined();
+    const ours = owned(desiredDeployment(app), deploymentStatuses[0] as Record<string, unknown>);
+    expect(shapeChild(ours).status).toBe(ours.status);
   });
 });

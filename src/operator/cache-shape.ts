@@ -20,6 +20,12 @@
  *   labels, ownerReferences, deletionTimestamp — enough to report a name conflict (status.ts
  *   resourceExistsProblem), to recognise a previous incarnation's child (adopt.ts, which GETs it before writing)
  *   and for the orphan collector to pass it by. No spec, status or annotations.
+ * - The status of our children: what the operator reads of it, as its kind says (child-kinds.ts `statusRead`,
+ *   built with keepStatus): a Deployment's replica counts and its Available, Progressing and ReplicaFailure
+ *   conditions, an autoscaler's counts and ScalingActive, an Ingress's whole status, none of a Service or a
+ *   PodDisruptionBudget. Conditions keep type, status, reason and message. Times, the autoscaler's metrics and the
+ *   budget's counts are read by nobody here. Measured with 2,000 production-shaped WebApps (their children made
+ *   by the bench's builders, ReplicaSets blocked by a quota) on a fresh start: 1 MiB less live heap, of 27.
  * - WebApps are kept whole but for managedFields and the last-applied annotation.
  * - Pure: the input is not modified; the result shares the input's nested values (they are freshly parsed JSON).
  */
@@ -35,11 +41,49 @@ export function isWebAppChild(obj: Pick<KubeObject, "metadata">): boolean {
   return webAppControllerOf(obj) !== undefined;
 }
 
-/** A Deployment or Service as the cache keeps it: whole when ours, identity metadata only when not. */
-export function shapeChild(obj: KubeObject): KubeObject {
-  if (isWebAppChild(obj)) return { ...obj, metadata: withoutBulk(obj.metadata, managerEntries) };
-  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
+/** What of a child's status the operator reads; undefined: nothing (child-kinds.ts `statusRead`). */
+export type StatusRead = (status: Record<string, unknown>) => Record<string, unknown> | undefined;
+
+/**
+ * A child as the cache keeps it: when ours, whole but for managedFields' field sets, the last-applied annotation
+ * and the status `statusRead` leaves out (default: the whole status); identity metadata only when not ours.
+ */
+export function shapeChild(obj: KubeObject, statusRead?: StatusRead): KubeObject {
+  if (!isWebAppChild(obj)) return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
+  const { status, ...rest } = obj;
+  const kept = statusRead && isRecord(status) ? statusRead(status) : status;
+  return {
+    ...rest,
+    metadata: withoutBulk(obj.metadata, managerEntries),
+    ...(kept !== undefined ? { status: kept } : {}),
+  };
 }
+
+/**
+ * A statusRead that keeps these top-level `fields` and the conditions of these `types`, each as type, status,
+ * reason and message (no times: nothing here reads them).
+ */
+export function keepStatus(fields: readonly string[], types: readonly string[]): StatusRead {
+  return (status) => {
+    const out: Record<string, unknown> = {};
+    for (const f of fields) if (status[f] !== undefined) out[f] = status[f];
+    const conditions = Array.isArray(status.conditions)
+      ? status.conditions.filter((c) => isRecord(c) && types.includes(c.type as string)).map(conditionRead)
+      : [];
+    if (conditions.length > 0) out.conditions = conditions;
+    return out;
+  };
+}
+
+function conditionRead(c: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of CONDITION_READ) if (c[f] !== undefined) out[f] = c[f];
+  return out;
+}
+
+const CONDITION_READ = ["type", "status", "reason", "message"] as const;
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** An object only its name (and identity) matters of, e.g. an IngressClass: cached as that alone. */
 export function nameOnly(obj: KubeObject): KubeObject {

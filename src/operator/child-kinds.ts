@@ -24,7 +24,9 @@ import {
 } from "../api/webapp.ts";
 import { EXPOSE_DEFAULT_PATH } from "../api/expose.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
+import { DEPLOYMENT_STATUS_READ } from "../readiness/deployment.ts";
 import type { SourceEvent } from "../runtime/source.ts";
+import { keepStatus, type StatusRead } from "./cache-shape.ts";
 import { deploymentEventPriority, serviceEventPriority } from "./child-priority.ts";
 import {
   deploymentName,
@@ -64,6 +66,11 @@ export interface ChildKind {
   wantedBy?: string;
   /** The Kubernetes version that serves its API, for the same problem. */
   servedSince?: string;
+  /**
+   * What of its status the operator reads (status.ts, readiness/), which is all of it the caches keep
+   * (cache-shape.ts): a projection of the status, or undefined for none. Absent: the whole status.
+   */
+  statusRead?: StatusRead;
 }
 
 export const DEPLOYMENT_KIND: ChildKind = {
@@ -73,6 +80,7 @@ export const DEPLOYMENT_KIND: ChildKind = {
   desired: desiredDeployment,
   describe: (w) => ` with ${replicasOf(w)} of ${w.spec.image}`,
   priority: deploymentEventPriority,
+  statusRead: keepStatus(DEPLOYMENT_STATUS_READ, ["Available", "Progressing", "ReplicaFailure"]),
 };
 
 export const SERVICE_KIND: ChildKind = {
@@ -82,6 +90,7 @@ export const SERVICE_KIND: ChildKind = {
   desired: desiredService,
   describe: (w) => ` (port ${SERVICE_PORT} -> ${w.spec.port})`,
   priority: serviceEventPriority,
+  statusRead: () => undefined,
 };
 
 export const POD_DISRUPTION_BUDGET_KIND: ChildKind = {
@@ -94,6 +103,7 @@ export const POD_DISRUPTION_BUDGET_KIND: ChildKind = {
     return minAvailable !== undefined ? ` (min available ${minAvailable})` : ` (max unavailable ${maxUnavailable})`;
   },
   priority: serviceEventPriority,
+  statusRead: () => undefined,
   wanted: wantsDisruptionBudget,
   unwantedBecause: (spec) =>
     spec.disruptionBudget?.enabled === false
@@ -124,6 +134,7 @@ export const HORIZONTAL_POD_AUTOSCALER_KIND: ChildKind = {
   desired: desiredHorizontalPodAutoscaler,
   describe: (w) => ` (${autoscaledRange(w)} pods of Deployment ${deploymentName(w.metadata.name)})`,
   priority: serviceEventPriority,
+  statusRead: keepStatus(["currentReplicas", "desiredReplicas"], ["ScalingActive"]),
   wanted: wantsAutoscaler,
   unwantedBecause: () => "spec.autoscaling was removed",
   wantedBy: "spec.autoscaling",

@@ -180,7 +180,7 @@ function decide(
   const created: Child[] = [];
   let ownerGone = false;
   for (const [i, outcome] of outcomes.entries()) {
-    const { child, key, cached } = children[i] as PassChild;
+    const { kind, child, key, cached } = children[i] as PassChild;
     switch (outcome.kind) {
       case "unwanted":
         break;
@@ -188,7 +188,7 @@ function decide(
         if (!child) break;
         if (cached && outcome.wrote !== "created") observed.live[child.kind] = outcome.live;
         else observed.pending.push(child.kind);
-        if (outcome.wrote) memory.written.remember(key, outcome.live, outcome.wrote === "created");
+        if (outcome.wrote) memory.written.remember(key, outcome.live, outcome.wrote === "created", kind.statusRead);
         if (outcome.wrote === "created") created.push(child);
         if (outcome.admitted) observed.admitted = withAdmitted(observed.admitted, child.kind, outcome.admitted);
         break;

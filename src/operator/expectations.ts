@@ -22,7 +22,7 @@ import type { KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { ExpiringMap } from "../runtime/expiring-map.ts";
 import type { AdmittedField } from "./admission.ts";
-import { shapeChild } from "./cache-shape.ts";
+import { shapeChild, type StatusRead } from "./cache-shape.ts";
 
 /** How long a written child stands in for a cache that has not shown it (the watch normally takes < 1 s). */
 export const WRITTEN_TTL_MS = 30_000;
@@ -64,15 +64,16 @@ export class WrittenChildren {
 
   /**
    * Remembers what a write returned, shaped as the cache keeps a child of ours (cache-shape.ts): managedFields
-   * reduced to manager and operation, which the ownership handover reads (ownership.ts), field sets dropped.
+   * reduced to manager and operation, which the ownership handover reads (ownership.ts), field sets dropped, and
+   * the status as its kind's `statusRead` keeps it.
    * `created`: the write made the object, so the cache may not show it yet; a later write of the same object
    * (same uid) while that is still remembered keeps it so.
    */
-  remember(key: string, obj: KubeObject, created: boolean): void {
+  remember(key: string, obj: KubeObject, created: boolean, statusRead?: StatusRead): void {
     if (obj.metadata.uid !== undefined && this.#deleted.get(obj.metadata.uid)) return; // the watch saw it go
     const before = this.#written.get(key);
     const stillUnseen = before?.created === true && before.obj.metadata.uid === obj.metadata.uid;
-    this.#written.set(key, { obj: shapeChild(obj), created: created || stillUnseen });
+    this.#written.set(key, { obj: shapeChild(obj, statusRead), created: created || stillUnseen });
   }
 
   /**

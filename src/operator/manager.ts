@@ -198,7 +198,9 @@ export function webAppCaches(
   return {
     webapps: informers<KubeObject & WebAppObject>(WEBAPP_RESOURCE, shapeWebApp),
     children: perKind((k) =>
-      unserved.has(k.kind) ? createUnservedInformer<KubeObject>(k.rt) : informers<KubeObject>(k.rt, shapeChild),
+      unserved.has(k.kind)
+        ? createUnservedInformer<KubeObject>(k.rt)
+        : informers<KubeObject>(k.rt, (o) => shapeChild(o, k.statusRead)),
     ),
     ingressClasses: createInformer<KubeObject>(client, INGRESS_CLASSES, { ...informerOpts, transform: nameOnly }),
   };

@@ -43,6 +43,18 @@ export type RolloutWaitReason =
   | "OldReplicasTerminating"
   | "ReplicasBecomingAvailable";
 
+/**
+ * The status fields readDeployment reads besides the Available, Progressing and ReplicaFailure conditions: what the
+ * operator's cache keeps of a Deployment's status (operator/child-kinds.ts).
+ */
+export const DEPLOYMENT_STATUS_READ = [
+  "observedGeneration",
+  "replicas",
+  "updatedReplicas",
+  "readyReplicas",
+  "availableReplicas",
+] as const;
+
 export function readDeployment(obj: KubeObject): DeploymentView {
   const spec = record(obj.spec);
   const status = record(obj.status);
