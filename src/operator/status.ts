@@ -45,7 +45,7 @@ import {
 import type { KubeObject } from "../kube/types.ts";
 import { type DeploymentView, type RolloutState, readDeployment, rolloutState } from "../readiness/deployment.ts";
 import { ABNORMAL_TRUE, kstatusConditions, type Progress } from "../readiness/kstatus.ts";
-import { POD_FAILURE_HINT, POD_FAILURE_REASONS, type PodFailure, type PodFailureReason } from "../readiness/pods.ts";
+import { POD_FAILURE_REASONS, type PodFailure, type PodFailureReason, podFailureHint } from "../readiness/pods.ts";
 import { CHILD_KINDS, type ChildKind, type ChildKindName, DEPLOYMENT_KIND, isWanted } from "./child-kinds.ts";
 import { controllerOf } from "./diff.ts";
 import { deploymentName, webAppSelector } from "./desired.ts";
@@ -105,7 +105,7 @@ export function podProblems(failures: readonly PodFailure[]): Problem[] {
     const first = these[0];
     if (!first) return [];
     const more = these.length > 1 ? ` (and ${these.length - 1} more pods)` : "";
-    return [{ reason, message: `pod ${first.pod}${more}: ${first.message}; ${POD_FAILURE_HINT[reason]}` }];
+    return [{ reason, message: `pod ${first.pod}${more}: ${first.message}; ${podFailureHint(reason, first.message)}` }];
   });
 }
 

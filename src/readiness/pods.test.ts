@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
 import {
   POD_FAILURE_HINT,
+  podFailureHint,
   podFailure,
   RESTART_SETTLE_MS,
   PROBE_SETTLE_MS,
@@ -106,6 +107,19 @@ describe("podFailure", () => {
 test("ErrImageNeverPull's hint names both fixes: import the image onto the node, or let it be pulled", () => {
   expect(POD_FAILURE_HINT.ErrImageNeverPull).toContain("import it onto the node");
   expect(POD_FAILURE_HINT.ErrImageNeverPull).toContain("spec.imagePullPolicy to IfNotPresent");
+});
+
+test("a container refused for running as root gets the non-root hint, not the missing-Secret one", () => {
+  for (const kubelet of [
+    'container has runAsNonRoot and image will run as root (pod: "shop-1_ns(uid)", container: app)',
+    "container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user is non-root",
+  ]) {
+    expect(podFailureHint("CreateContainerConfigError", kubelet)).toContain("USER is a numeric id other than 0");
+    expect(podFailureHint("CreateContainerConfigError", kubelet)).toContain("spec.podSecurity: restricted");
+  }
+  const missing = 'secret "db" not found';
+  expect(podFailureHint("CreateContainerConfigError", missing)).toBe(POD_FAILURE_HINT.CreateContainerConfigError);
+  expect(podFailureHint("CrashLoopBackOff", "runAsNonRoot")).toBe(POD_FAILURE_HINT.CrashLoopBackOff);
 });
 
 describe("unreadyContainer", () => {

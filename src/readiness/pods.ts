@@ -114,6 +114,20 @@ export const POD_FAILURE_HINT: Record<PodFailureReason, string> = {
   ProbeFailed: "check spec.healthCheck (or the probes) against what the app serves, and the app's logs (kubectl logs)",
 };
 
+/**
+ * What to do about a failure: its reason's hint, or a closer one where the kubelet's words say more. A container
+ * that must run as non-root (spec.podSecurity: restricted) from an image whose user is root, or is a name the
+ * kubelet cannot check ("image will run as root", "image has non-numeric user"), is not a missing Secret.
+ */
+export function podFailureHint(reason: PodFailureReason, message: string): string {
+  if (reason === "CreateContainerConfigError" && message.includes("runAsNonRoot")) return NON_ROOT_HINT;
+  return POD_FAILURE_HINT[reason];
+}
+
+const NON_ROOT_HINT =
+  "the pod must run as a non-root user (spec.podSecurity: restricted sets runAsNonRoot): use an image whose USER " +
+  "is a numeric id other than 0 (e.g. USER 65532), as the kubelet cannot check a user name";
+
 /** How long a container must have run, not ready, before its probe counts as failing (a start takes a moment). */
 export const PROBE_SETTLE_MS = 10_000;
 
