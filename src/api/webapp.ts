@@ -28,6 +28,14 @@ export const SINGULAR = "webapp";
 export const SHORT = "wa";
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
 
+/**
+ * On a WebApp: when a restart of its pods was asked for (`devctl webapp rollout restart`, or `kubectl annotate`).
+ * The operator carries the value into the pod template's annotation of the same name, so each new value rolls the
+ * pods once, as kubectl's kubectl.kubernetes.io/restartedAt does on a Deployment. A WebApp without it has a pod
+ * template without it (no rollout on upgrade); dropping it rolls the pods once more, as any template change does.
+ */
+export const RESTARTED_AT_ANNOTATION = `${GROUP}/restartedAt`;
+
 export const WEBAPP_RESOURCE: ResourceType = {
   group: GROUP,
   version: VERSION,

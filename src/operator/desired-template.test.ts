@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseWebApp } from "../api/parse.ts";
 import { SELECTOR_LABEL_KEYS } from "../api/pod-template.ts";
-import type { WebApp } from "../api/webapp.ts";
+import { RESTARTED_AT_ANNOTATION, type WebApp } from "../api/webapp.ts";
 import { desiredDeployment, webAppLabels } from "./desired.ts";
 import { TEMPLATE_FIELDS_ANNOTATION } from "./desired-template.ts";
 
@@ -128,6 +128,40 @@ describe("the pod's and the template's other fields", () => {
 
   test("the labels podLabels may not set are exactly those the selector uses", () => {
     expect(Object.keys(webAppLabels("x"))).toEqual([...SELECTOR_LABEL_KEYS]);
+  });
+});
+
+describe("a restart asked for on the WebApp (RESTARTED_AT_ANNOTATION)", () => {
+  const restarted = (at: string | undefined, over: Record<string, unknown> = {}) => {
+    const w = app(over);
+    return desiredDeployment(
+      at === undefined
+        ? w
+        : { ...w, metadata: { ...w.metadata, annotations: { [RESTARTED_AT_ANNOTATION]: at, other: "x" } } },
+    );
+  };
+
+  test("goes onto the pod template under the same name, beside podAnnotations, and into the digest", () => {
+    const at = "2026-12-05T10:00:00.000Z";
+    const d = restarted(at, { podAnnotations: { "prometheus.io/scrape": "true", [RESTARTED_AT_ANNOTATION]: "mine" } });
+    expect(d.spec.template.metadata.annotations).toEqual({
+      "prometheus.io/scrape": "true",
+      [RESTARTED_AT_ANNOTATION]: at,
+    });
+    expect(d.metadata.annotations?.[TEMPLATE_FIELDS_ANNOTATION]).toMatch(/^[0-9a-f]{16}$/);
+    const later = restarted("2026-12-05T11:00:00.000Z");
+    expect(later.spec.template.metadata.annotations).toEqual({ [RESTARTED_AT_ANNOTATION]: "2026-12-05T11:00:00.000Z" });
+    expect(later.metadata.annotations?.[TEMPLATE_FIELDS_ANNOTATION]).not.toBe(
+      restarted(at).metadata.annotations?.[TEMPLATE_FIELDS_ANNOTATION],
+    );
+  });
+
+  test("a WebApp without it, or with other annotations only, has the template of before", () => {
+    const w = app({});
+    const annotated = { ...w, metadata: { ...w.metadata, annotations: { other: "x" } } };
+    expect(desiredDeployment(annotated)).toEqual(desiredDeployment(w));
+    expect(restarted(undefined)).toEqual(desiredDeployment(w));
+    expect(desiredDeployment(w).spec.template.metadata).not.toHaveProperty("annotations");
   });
 });
 

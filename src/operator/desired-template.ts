@@ -1,7 +1,8 @@
 /**
  * Pure builders of the optional parts of a WebApp's pod template (issue #31), which desired.ts adds to the
  * Deployment intent: the container's command, args, env, envFrom, resources, probes and securityContext, the pod's
- * securityContext and imagePullSecrets, and the template's extra labels and annotations.
+ * securityContext and imagePullSecrets, and the template's extra labels and annotations (the WebApp's restart
+ * request, api/webapp.ts RESTARTED_AT_ANNOTATION, among them).
  *
  * Properties:
  * - Nothing for a spec without the fields: every builder returns undefined (or an empty object) then, so the
@@ -31,7 +32,7 @@ import {
   type Resources,
 } from "../api/pod-template.ts";
 import { canonicalQuantity } from "../api/quantity.ts";
-import { GROUP, type WebAppSpec } from "../api/webapp.ts";
+import { GROUP, RESTARTED_AT_ANNOTATION, type WebAppSpec } from "../api/webapp.ts";
 
 /**
  * On a Deployment whose pod template has fields of issue #31: the digest of those fields. Under our API group's
@@ -129,10 +130,15 @@ export function podOptions(spec: WebAppSpec): PodOptions {
   });
 }
 
-export function templateMetadataOptions(spec: WebAppSpec): TemplateMetadataOptions {
+/** spec.podLabels and spec.podAnnotations, and the WebApp's restart request (RESTARTED_AT_ANNOTATION) if any. */
+export function templateMetadataOptions(spec: WebAppSpec, restartedAt?: string): TemplateMetadataOptions {
   const nonEmptyMap = (m: Record<string, string> | undefined) =>
     m && Object.keys(m).length > 0 ? { ...m } : undefined;
-  return unshared(defined({ labels: nonEmptyMap(spec.podLabels), annotations: nonEmptyMap(spec.podAnnotations) }));
+  const annotations =
+    restartedAt === undefined
+      ? spec.podAnnotations
+      : { ...spec.podAnnotations, [RESTARTED_AT_ANNOTATION]: restartedAt };
+  return unshared(defined({ labels: nonEmptyMap(spec.podLabels), annotations: nonEmptyMap(annotations) }));
 }
 
 /** An env var as the API server keeps it: an empty value is no value. */

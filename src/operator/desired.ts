@@ -38,6 +38,7 @@ import {
   KIND,
   leastReplicas,
   POD_DISRUPTION_BUDGET_SUFFIX,
+  RESTARTED_AT_ANNOTATION,
   SERVICE_SUFFIX,
   type WebAppSpec,
   type WebApp,
@@ -136,7 +137,7 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
   const labels = webAppLabels(webapp.metadata.name);
   const container = containerOptions(webapp.spec);
   const pod = podOptions(webapp.spec);
-  const templateMetadata = templateMetadataOptions(webapp.spec);
+  const templateMetadata = templateMetadataOptions(webapp.spec, webapp.metadata.annotations?.[RESTARTED_AT_ANNOTATION]);
   const { labels: podLabels, ...templateAnnotations } = templateMetadata;
   const digest = templateFieldsDigest({ container, pod, metadata: templateMetadata });
   const metadata = ownedMetadata(webapp, deploymentName(webapp.metadata.name));

@@ -1,0 +1,15 @@
+/** `devctl webapp rollout ...`: what `kubectl rollout` does for a Deployment, for a WebApp's pods. */
+import { defineCommand } from "citty";
+
+export default defineCommand({
+  meta: {
+    name: "rollout",
+    description: `Manage the rollout of a WebApp's pods
+
+Examples:
+  devctl webapp rollout restart my-service`,
+  },
+  subCommands: {
+    restart: () => import("./rollout-restart.ts").then((m) => m.default),
+  },
+});
