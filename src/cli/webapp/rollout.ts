@@ -7,9 +7,11 @@ export default defineCommand({
     description: `Manage the rollout of a WebApp's pods
 
 Examples:
-  devctl webapp rollout restart my-service`,
+  devctl webapp rollout restart my-service
+  devctl webapp rollout status my-service --timeout 5m`,
   },
   subCommands: {
     restart: () => import("./rollout-restart.ts").then((m) => m.default),
+    status: () => import("./rollout-status.ts").then((m) => m.default),
   },
 });

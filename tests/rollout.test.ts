@@ -1,7 +1,10 @@
 /**
- * `devctl webapp rollout restart` (issue #32 item 3): the WebApp's restart request reaches the pod template and rolls
- * the pods once, its spec untouched; `kubectl rollout restart` of the Deployment is never reverted by the operator;
- * dry runs change nothing; a WebApp that does not exist is an error that names it.
+ * `devctl webapp rollout` (issue #32 item 3):
+ * - restart: the WebApp's restart request reaches the pod template and rolls the pods once, its spec untouched;
+ *   `kubectl rollout restart` of the Deployment is never reverted by the operator; dry runs change nothing; a WebApp
+ *   that does not exist is an error that names it.
+ * - status: exit 0 once rolled out; 1 with the reason when the WebApp is Stalled; 1 after --timeout while no operator
+ *   reports on it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RESTARTED_AT_ANNOTATION } from "../src/api/webapp.ts";
@@ -16,6 +19,7 @@ import {
   kube,
   kubectl,
   REPLICASETS,
+  SERVICES,
   tempNamespace,
   WEBAPPS,
   type WebAppLike,
@@ -59,7 +63,9 @@ async function aPass(value: string): Promise<void> {
 
 test("a restart rolls the pods once with the WebApp's spec untouched, and kubectl's restart is not reverted", async () => {
   const created = await kube.create(WEBAPPS, webapp("shop", ns.name, { image: "nginx:1.25", replicas: 2, port: 8080 }));
-  await available("shop");
+  const done = devctl(["webapp", "rollout", "status", "shop", "-n", ns.name, "--timeout", "60s"]);
+  expect(done).toMatchObject({ code: 0, stdout: 'webapp "shop" successfully rolled out\n' });
+  expect(conditionOf(await kube.get<WebAppLike>(WEBAPPS, "shop", ns.name), "Available")?.status).toBe("True");
   expect(await templateAnnotations()).toEqual({});
   const generation = (await deployment()).metadata.generation ?? 0;
   expect(await replicaSets()).toBe(1);
@@ -103,4 +109,35 @@ test("dry runs change nothing; a WebApp that does not exist is an error naming i
   expect(missing.code).not.toBe(0);
   expect(missing.stderr).toContain("nope");
   expect(missing.stderr.toLowerCase()).toContain("not found");
+});
+
+test("rollout status: a Stalled WebApp fails with its reason; with no operator reporting, --timeout fails", async () => {
+  // Someone else's Service holds the name the WebApp's Service needs: Stalled ResourceExists.
+  await kube.create(SERVICES, {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "taken-svc", namespace: ns.name },
+    spec: { ports: [{ port: 80 }] },
+  });
+  await kube.create(WEBAPPS, webapp("taken", ns.name, { image: "nginx:1.25", replicas: 1, port: 8080 }));
+  const failed = devctl(["webapp", "rollout", "status", "taken", "-n", ns.name, "--timeout", "60s"]);
+  expect(failed.code).toBe(1);
+  expect(failed.stdout).toBe("");
+  expect(failed.stderr).toContain('webapp "taken" rollout failed: ResourceExists: Service taken-svc exists');
+
+  const elsewhere = await tempNamespace("no-operator");
+  try {
+    await kube.create(WEBAPPS, webapp("alone", elsewhere.name, { image: "nginx:1.25", replicas: 1, port: 8080 }));
+    const started = Date.now();
+    const r = devctl(["webapp", "rollout", "status", "alone", "-n", elsewhere.name, "--timeout", "2s"]);
+    expect(r.code).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000); // the whole --timeout
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.stderr).toContain('timed out after 2s waiting for webapp "alone" to roll out');
+    expect(r.stderr).toContain("Waiting for the operator to report on");
+    const once = devctl(["webapp", "rollout", "status", "alone", "-n", elsewhere.name, "--watch=false"]);
+    expect(once).toMatchObject({ code: 0, stdout: expect.stringContaining("Waiting for the operator to report on") });
+  } finally {
+    await elsewhere.drop();
+  }
 });
