@@ -31,7 +31,7 @@
  */
 import type { WebAppObject } from "../api/webapp.ts";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
-import { webAppControllerOf } from "./diff.ts";
+import { isRecord, webAppControllerOf } from "./diff.ts";
 import type { ManagerEntry } from "./ownership.ts";
 
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
@@ -82,8 +82,6 @@ function conditionRead(c: Record<string, unknown>): Record<string, unknown> {
 }
 
 const CONDITION_READ = ["type", "status", "reason", "message"] as const;
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** An object only its name (and identity) matters of, e.g. an IngressClass: cached as that alone. */
 export function nameOnly(obj: KubeObject): KubeObject {

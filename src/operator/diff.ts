@@ -143,7 +143,9 @@ function compareKeyedList(want: Record<string, unknown>[], have: unknown[], path
 
 const scalarEqual = (a: unknown, b: unknown): boolean => a === b;
 
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+/** A JSON object (not null, not an array). */
+export const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** ".replicas", or "[app.kubernetes.io/name]" for keys that are not plain identifiers. */
 function segment(key: string): string {

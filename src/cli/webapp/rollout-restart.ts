@@ -10,7 +10,7 @@ import { RESTARTED_AT_ANNOTATION, SINGULAR, WEBAPP_RESOURCE } from "../../api/we
 import { type DryRun, dryRunFlag } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
-import { withCrdHint } from "./_hint.ts";
+import { patchWebApp } from "./_patch.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
 export default defineCommand({
@@ -36,16 +36,7 @@ Examples:
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
     const patch = { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: new Date().toISOString() } } };
-    try {
-      if (dryRun === "client") await client.get(WEBAPP_RESOURCE, args.name, namespace);
-      else
-        await client.patch(WEBAPP_RESOURCE, args.name, namespace, patch, "merge", {
-          fieldManager: "devctl",
-          ...(dryRun === "server" ? { dryRun: true } : {}),
-        });
-    } catch (e) {
-      throw withCrdHint(e);
-    }
+    await patchWebApp(client, { name: args.name, namespace }, patch, dryRun);
     out(`${SINGULAR}.${WEBAPP_RESOURCE.group}/${args.name} restarted${DRY_RUN_NOTE[dryRun]}`);
   },
 });

@@ -7,7 +7,7 @@ import { WEBAPP_MAX_REPLICAS, SINGULAR, WEBAPP_RESOURCE } from "../../api/webapp
 import { type DryRun, dryRunFlag, intFlag, parseIntIn } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
-import { withCrdHint } from "./_hint.ts";
+import { patchWebApp } from "./_patch.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
 export default defineCommand({
@@ -34,17 +34,7 @@ Examples:
     const dryRun = args["dry-run"] as DryRun;
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
-    try {
-      if (dryRun === "client") await client.get(WEBAPP_RESOURCE, args.name, namespace);
-      else
-        await client.patch(WEBAPP_RESOURCE, args.name, namespace, { spec: { replicas } }, "merge", {
-          subresource: "scale",
-          fieldManager: "devctl",
-          ...(dryRun === "server" ? { dryRun: true } : {}),
-        });
-    } catch (e) {
-      throw withCrdHint(e);
-    }
+    await patchWebApp(client, { name: args.name, namespace }, { spec: { replicas } }, dryRun, "scale");
     out(`${SINGULAR}.${WEBAPP_RESOURCE.group}/${args.name} scaled${DRY_RUN_NOTE[dryRun]}`);
   },
 });
