@@ -3,6 +3,7 @@
  * throwaway namespaces. The cluster is the local control plane (npm run cluster:up) unless
  * DEVCTL_TEST_KUBECONFIG points at another one (see tests/cluster/env.ts).
  */
+import type { RolloutRecord } from "../src/api/rollout-history.ts";
 import { setDefaultTimeout } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -177,6 +178,8 @@ export interface WebAppLike extends KubeObject {
     observedGeneration?: number;
     autoscaling?: { currentReplicas?: number; desiredReplicas?: number };
     conditions?: { type: string; status: string; reason: string; message: string }[];
+    rollouts?: RolloutRecord[];
+    lastReadyRevision?: number;
   };
 }
 

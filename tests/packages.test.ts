@@ -93,6 +93,7 @@ describe("the Helm chart", () => {
         nodeSelector: { "kubernetes.io/os": "linux" },
         tolerations: [{ key: "dedicated", operator: "Equal", value: "ops", effect: "NoSchedule" }],
         resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "1Gi" } },
+        autoRollback: true,
       }),
     );
     const r = helm(["template", "devctl", write("helm"), "--include-crds", "-f", values]);
@@ -109,6 +110,7 @@ describe("the Helm chart", () => {
         tolerations: [{ key: "dedicated", operator: "Equal", value: "ops", effect: "NoSchedule" }],
         memoryRequest: "128Mi",
         memoryLimit: "1Gi",
+        autoRollback: true,
       }),
     );
   }, 600_000);

@@ -98,6 +98,8 @@ describe("buildWebAppCrd", () => {
       "autoscaling",
       "url",
       "conditions",
+      "rollouts",
+      "lastReadyRevision",
       "admitted",
     ]);
     const conditions = status.properties!.conditions!;
@@ -160,6 +162,7 @@ describe("buildWebAppCrd", () => {
       "autoscaling",
       "disruptionBudget",
       "expose",
+      "rollout",
     ]);
   });
 

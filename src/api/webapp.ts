@@ -17,6 +17,8 @@ import { atLeast, atMost, wholeNumber } from "./_messages.ts";
 import { cel, openapi, transitionRule } from "./openapi.ts";
 import { ExposeField } from "./expose.ts";
 import { healthCheckAlone, POD_TEMPLATE_FIELDS, whole } from "./pod-template.ts";
+import { HISTORY_LIMIT, RolloutRecord } from "./rollout-history.ts";
+import { RolloutPolicy } from "./rollout-policy.ts";
 
 export const GROUP = "apps.example.com";
 export const VERSION = "v1";
@@ -346,6 +348,7 @@ const WebAppSpecFields = v.object({
   autoscaling: v.optional(Autoscaling),
   disruptionBudget: v.optional(DisruptionBudget),
   expose: v.optional(ExposeField),
+  rollout: v.optional(RolloutPolicy),
 });
 type WebAppSpecFields = v.InferOutput<typeof WebAppSpecFields>;
 
@@ -459,6 +462,17 @@ export const WebAppStatus = v.pipe(
         openapi({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
       ),
     ),
+    rollouts: v.optional(
+      v.pipe(
+        v.array(RolloutRecord),
+        v.description(
+          `The last ${HISTORY_LIMIT} pod templates the operator rolled out, oldest first: image, digest, when each ` +
+            "started, and when it became Ready or how it failed (devctl webapp rollout history).",
+        ),
+        v.maxLength(HISTORY_LIMIT),
+      ),
+    ),
+    lastReadyRevision: count("The revision in status.rollouts that last became Ready."),
     admitted: v.optional(
       v.pipe(
         v.array(AdmittedField),

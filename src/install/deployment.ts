@@ -44,6 +44,8 @@ export interface DeploymentParams {
   imagePullSecrets?: string[];
   /** Default: sized from the measured footprint (resources.ts). */
   resources?: ContainerResources;
+  /** `devctl operator run --auto-rollback`: roll back failed revisions of WebApps that do not say. */
+  autoRollback?: boolean;
 }
 
 /** core/v1 Toleration, as install sets it. */
@@ -55,7 +57,7 @@ export interface Toleration {
 }
 
 /** The container's arguments after the image's ENTRYPOINT (`devctl operator run`). */
-export function operatorArgs(p: Pick<DeploymentParams, "namespace" | "leaseName">): string[] {
+export function operatorArgs(p: Pick<DeploymentParams, "namespace" | "leaseName" | "autoRollback">): string[] {
   return [
     "--leader-elect",
     `--lease-name=${p.leaseName}`,
@@ -63,6 +65,7 @@ export function operatorArgs(p: Pick<DeploymentParams, "namespace" | "leaseName"
     "--log-format=json",
     `--metrics-bind-address=:${METRICS_PORT}`,
     `--health-probe-bind-address=:${HEALTH_PORT}`,
+    ...(p.autoRollback ? ["--auto-rollback"] : []),
   ];
 }
 

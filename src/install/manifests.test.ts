@@ -168,6 +168,14 @@ describe("the operator Deployment", () => {
     ]);
   });
 
+  test("--auto-rollback is passed on when install sets it, and only then", () => {
+    const withIt = buildManifests({ ...opts, autoRollback: true }).find((o) => o.kind === "Deployment");
+    const args = (withIt as Record<string, any>).spec.template.spec.containers[0].args as string[];
+    expect(args.at(-1)).toBe("--auto-rollback");
+    expect(container.args).not.toContain("--auto-rollback");
+    expect(Object.keys(run.args as object)).toContain("auto-rollback");
+  });
+
   test("every flag it passes is a flag of `operator run`", () => {
     const known = Object.keys(run.args as object);
     for (const arg of container.args as string[]) expect(known).toContain(arg.replace(/^--/, "").replace(/=.*$/, ""));

@@ -66,6 +66,8 @@ export interface InstallOptions {
   /** Memory quantities (default: sized from the measured footprint, see resources.ts). */
   memoryRequest?: string;
   memoryLimit?: string;
+  /** The operator's default for WebApps without spec.rollout.autoRollback (default off). */
+  autoRollback?: boolean;
 }
 
 /** The image of this devctl's release. Built from source the version is "dev". */
@@ -125,6 +127,7 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
       ...(o.tolerations ? { tolerations: o.tolerations } : {}),
       ...(o.imagePullPolicy ? { imagePullPolicy: o.imagePullPolicy } : {}),
       ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets } : {}),
+      ...(o.autoRollback ? { autoRollback: true } : {}),
       resources: containerResources({
         ...(o.memoryRequest ? { request: o.memoryRequest } : {}),
         ...(o.memoryLimit ? { limit: o.memoryLimit } : {}),

@@ -53,7 +53,8 @@ describe("packageFiles", () => {
       imagePullSecrets: [],
       nodeSelector: {},
       tolerations: [],
-      resources: { requests: { cpu: "50m", memory: "192Mi" }, limits: { memory: "384Mi" } },
+      resources: { requests: { cpu: "50m", memory: "224Mi" }, limits: { memory: "384Mi" } },
+      autoRollback: false,
     });
     expect(Bun.YAML.parse(packageFiles("helm", opts)["Chart.yaml"]!)).toMatchObject({
       apiVersion: "v2",

@@ -9,7 +9,7 @@
  *   renders it with helm itself, also with values set, and compares).
  * - yaml: one stream (devctl-operator.yaml). kustomize: that stream plus a kustomization.yaml listing it.
  * - helm: Chart.yaml, values.yaml (namespace, image, replicas, imagePullPolicy, imagePullSecrets,
- *   nodeSelector, tolerations, resources), the CRD under crds/ (Helm installs it first and never
+ *   nodeSelector, tolerations, resources, autoRollback), the CRD under crds/ (Helm installs it first and never
  *   deletes it, like uninstall keeps it), every other object under templates/.
  */
 import { toYaml, toYamlDocuments } from "../api/yaml.ts";
@@ -69,7 +69,14 @@ const BLOCKS: Record<string, (indent: string) => string> = {
 
 function helmChart(o: InstallOptions): Record<string, string> {
   const version = o.version ?? "dev";
-  const objects = buildManifests({ namespace: S.namespace, image: S.image, replicas: S.replicas, version });
+  // With every optional argument, each then rendered under its value's condition.
+  const objects = buildManifests({
+    namespace: S.namespace,
+    image: S.image,
+    replicas: S.replicas,
+    version,
+    autoRollback: true,
+  });
   const files: Record<string, string> = {
     "Chart.yaml": toYaml({
       apiVersion: "v2",
@@ -102,6 +109,7 @@ export function defaultValues(o: InstallOptions) {
       ...(o.memoryRequest ? { request: o.memoryRequest } : {}),
       ...(o.memoryLimit ? { limit: o.memoryLimit } : {}),
     }),
+    autoRollback: o.autoRollback ?? false,
   };
 }
 
@@ -162,6 +170,7 @@ function template(obj: KubeObject): string {
         : text;
     })
     .join("\n")
+    .replace(/^(\s*)- --auto-rollback$/m, "{{- if .Values.autoRollback }}\n$1- --auto-rollback\n{{- end }}")
     .replaceAll(`image: ${S.image}`, "image: {{ .Values.image | quote }}")
     .replaceAll(`replicas: ${S.replicas}`, "replicas: {{ .Values.replicas }}")
     .replaceAll(S.namespace, "{{ .Values.namespace }}");

@@ -199,5 +199,10 @@ export function templateFieldsDigest(parts: {
 }): string | undefined {
   const { container, pod, metadata } = parts;
   if (Object.keys(container).length + Object.keys(pod).length + Object.keys(metadata).length === 0) return undefined;
-  return createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 16);
+  return shortDigest(parts);
+}
+
+/** The first 16 hex digits of the sha256 of a value's JSON: an identity for a template or its parts. */
+export function shortDigest(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
 }

@@ -50,6 +50,7 @@ import {
   podOptions,
   TEMPLATE_FIELDS_ANNOTATION,
   type TemplateMetadataOptions,
+  shortDigest,
   templateFieldsDigest,
   templateMetadataOptions,
 } from "./desired-template.ts";
@@ -166,6 +167,26 @@ export function desiredDeployment(webapp: WebApp): DeploymentIntent {
       },
     },
   };
+}
+
+/**
+ * The revision identity of a spec's pod template (status.rollouts[].digest): a short sha256 of the template
+ * desiredDeployment builds for it, without the restart annotation (a restart is a revision of the same digest).
+ * Depends on the spec and the name only, so `devctl webapp rollout undo` computes the same from the CLI.
+ */
+export function podTemplateDigest(webapp: WebApp): string {
+  const annotations = webapp.metadata.annotations;
+  const unrestarted =
+    annotations?.[RESTARTED_AT_ANNOTATION] === undefined
+      ? webapp
+      : { ...webapp, metadata: { ...webapp.metadata, annotations: withoutKey(annotations, RESTARTED_AT_ANNOTATION) } };
+  const template = desiredDeployment(unrestarted).spec.template;
+  return shortDigest(template);
+}
+
+function withoutKey(record: Record<string, string>, key: string): Record<string, string> {
+  const { [key]: _, ...rest } = record;
+  return rest;
 }
 
 export interface ServiceIntent extends KubeObject {

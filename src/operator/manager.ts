@@ -12,7 +12,7 @@
  *   takes over within about one retry period, then caches, servers and the recorder stop (exit 0).
  */
 import { hostname } from "node:os";
-import type { WebAppObject } from "../api/webapp.ts";
+import type { WebApp, WebAppObject } from "../api/webapp.ts";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { createKubeClient } from "../kube/client.ts";
 import { INGRESS_CLASSES } from "../kube/resources.ts";
@@ -63,6 +63,8 @@ export interface OperatorOptions {
   /** A watch with no event or bookmark for this long is re-opened and /readyz fails meanwhile. Default 90 s (watcher.ts). */
   watchInactivityMs?: number;
   identity?: string;
+  /** Roll back failed revisions of WebApps without spec.rollout.autoRollback (rollback.ts); default false. */
+  autoRollback?: boolean;
   logger: Logger;
   clock?: Clock;
   /** Called once servers listen: the bound URLs (tests use port 0). */
@@ -230,6 +232,8 @@ function webAppController(
     recorder,
     clock,
     logger,
+    autoRollback: opts.autoRollback ?? false,
+    rolledBack: rollbackCounter(metrics),
   });
   const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE);
   for (const k of CHILD_KINDS) {
@@ -247,6 +251,16 @@ function webAppController(
     logger,
     resync: { everyMs: opts.resyncMs },
   });
+}
+
+/** devctl_webapp_rollbacks_total{namespace}: the rollbacks this operator ran (rollback.ts), counted once each. */
+function rollbackCounter(metrics: RuntimeMetrics): (webapp: WebApp) => void {
+  const family = metrics.registry.counter({
+    name: "devctl_webapp_rollbacks_total",
+    help: "Failed WebApp rollouts the operator rolled back to the last Ready revision (spec.rollout.autoRollback)",
+    labelNames: ["namespace"],
+  });
+  return (webapp) => family.with({ namespace: webapp.metadata.namespace }).inc();
 }
 
 function leaderElector(

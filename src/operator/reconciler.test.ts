@@ -49,7 +49,13 @@ interface RecordedEvent {
  * The reconciler over an in-memory API server (real REST client), caches that are plain Maps (what
  * the informers would hold), a fake clock, a recording event recorder and a silent logger.
  */
-function world(opts: { wrap?: (client: KubeClient) => KubeClient; unserved?: ReadonlySet<ChildKindName> } = {}) {
+function world(
+  opts: {
+    wrap?: (client: KubeClient) => KubeClient;
+    unserved?: ReadonlySet<ChildKindName>;
+    autoRollback?: boolean;
+  } = {},
+) {
   const clock = createFakeClock(START);
   const api = createFakeApiServer("default", () => clock.now());
   const webapps = new Map<string, WebAppObject>();
@@ -63,6 +69,7 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient; unserved?: Rea
     flush: async () => {},
   };
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  const rollbacks: string[] = [];
   const start = () =>
     createWebAppReconciler({
       client: opts.wrap ? opts.wrap(api.client) : api.client,
@@ -73,6 +80,8 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient; unserved?: Rea
       recorder,
       clock,
       logger: silent,
+      ...(opts.autoRollback ? { autoRollback: true } : {}),
+      rolledBack: (app) => void rollbacks.push(app.metadata.name),
     });
   let reconciler = start();
   const keyOf = (o: { metadata: KubeObject["metadata"] }) => `${o.metadata.namespace}/${o.metadata.name}`;
@@ -89,6 +98,8 @@ function world(opts: { wrap?: (client: KubeClient) => KubeClient; unserved?: Rea
     budgets,
     ingressClasses,
     events,
+    /** The WebApps each rollback was counted for (the metric), in order. */
+    rollbacks,
     /** A WebApp the API server has and the cache holds. */
     stored(app: WebAppObject): WebAppObject {
       const live = api.put(WEBAPP_RESOURCE, app);
@@ -1795,5 +1806,122 @@ describe("a status already superseded by a newer queued pass", () => {
     w.childrenCached();
     await w.reconcile(false);
     expect(w.statusWrites()).toHaveLength(1);
+  });
+});
+
+describe("automatic rollback (spec.rollout.autoRollback, the operator's --auto-rollback)", () => {
+  const PODS = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true } as const;
+  const crashing: KubeObject = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "test-app-new",
+      namespace: "default",
+      labels: { app: "test-app", "managed-by": "webapp-operator" },
+      ownerReferences: [
+        { apiVersion: "apps/v1", kind: "ReplicaSet", name: "test-app-deployment-7c4", uid: "rs2", controller: true },
+      ],
+    },
+    status: {
+      phase: "Running",
+      containerStatuses: [
+        { name: "app", state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 10s restarting" } } },
+      ],
+    },
+  };
+  const image = (w: ReturnType<typeof world>) =>
+    (w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as ReturnType<typeof desiredDeployment>).spec
+      .template.spec.containers[0]?.image;
+  const stored = (w: ReturnType<typeof world>) =>
+    w.api.object(WEBAPP_RESOURCE, "default", "test-app") as unknown as WebApp;
+
+  /** app:v1 Ready (revision 1), then the spec changed to app:v2, whose pods crash-loop: reported failed. */
+  async function failingRollout(autoRollback: boolean) {
+    const w = world({ autoRollback });
+    const v1 = testApp({ image: "app:v1" });
+    const dep = w.cached(liveDeployment(v1, 3));
+    const svc = w.cached(liveService(v1));
+    w.cached(liveBudget(v1));
+    const ready = withStatus(v1, dep, svc);
+    expect(ready.status?.rollouts?.map((r) => [r.revision, r.image, r.readyAt !== undefined])).toEqual([
+      [1, "app:v1", true],
+    ]);
+    w.stored({ ...testApp({ image: "app:v2" }, "uid-1", 2), status: ready.status });
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN)); // applies app:v2, leaves the status to the next pass
+    expect(image(w)).toBe("app:v2");
+    w.childrenCached();
+    await w.reconcile();
+    w.resync();
+    w.api.put(PODS, crashing);
+    await w.clock.advance(POD_CHECK_AFTER_MS);
+    await w.reconcile(); // reads the pods: Stalled CrashLoopBackOff, revision 2 failed
+    w.resync();
+    const failed = stored(w).status?.rollouts?.at(-1);
+    expect([failed?.revision, failed?.image, failed?.reason]).toEqual([2, "app:v2", "CrashLoopBackOff"]);
+    return w;
+  }
+
+  test("a revision failing for failureThreshold runs the last Ready image again and says RolledBack, counted once", async () => {
+    const w = await failingRollout(true);
+    await w.clock.advance(30_000);
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS)); // not confirmed yet: 30 s to go
+    expect(image(w)).toBe("app:v2");
+    await w.clock.advance(30_000);
+    expect(await w.reconcile()).toEqual(requeue(IN_TURN)); // the rollback: app:v1 applied, status left
+    expect(image(w)).toBe("app:v1");
+    expect(w.rollbacks).toEqual([]);
+    // The leader dies here; the next one decides the same from the stored status, writes nothing more and reports it.
+    w.restart();
+    w.childrenCached();
+    const writes = w.writes().length;
+    await w.reconcile();
+    expect(
+      w
+        .writes()
+        .slice(writes)
+        .map((a) => a.path),
+    ).toEqual([`${APP_PATH}/status`]);
+    w.resync();
+    const status = stored(w).status;
+    expect(findCondition(status?.conditions, "Stalled")).toMatchObject({ status: "True", reason: "RolledBack" });
+    expect(findCondition(status?.conditions, "Ready")).toMatchObject({ status: "False", reason: "RolledBack" });
+    expect(status?.rollouts?.at(-1)).toMatchObject({ revision: 2, reason: "CrashLoopBackOff" });
+    expect(status?.rollouts?.at(-1)?.rolledBackAt).toBeDefined();
+    expect(status?.lastReadyRevision).toBe(1);
+    expect(w.rollbacks).toEqual(["test-app"]);
+    expect(w.events.filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual([
+      "CrashLoopBackOff",
+      "RolledBack",
+    ]);
+    // The crashing pods are gone: it holds, with no write and no second count.
+    w.api.put(PODS, {
+      ...crashing,
+      status: { phase: "Running", containerStatuses: [{ name: "app", state: { running: {} } }] },
+    });
+    await w.clock.advance(600_000);
+    const before = w.writes().length;
+    const actions = w.api.actions.length;
+    expect(await w.reconcile()).toEqual(done()); // settled: no pod read, no timer, until something changes
+    expect(w.api.actions.slice(actions).filter((a) => a.path.endsWith("/pods"))).toEqual([]);
+    expect(
+      w
+        .writes()
+        .slice(before)
+        .filter((a) => a.path !== `${APP_PATH}/status`),
+    ).toEqual([]);
+    expect(image(w)).toBe("app:v1");
+    expect(w.rollbacks).toEqual(["test-app"]);
+    // A new spec rolls forward, as revision 3.
+    w.stored({ ...testApp({ image: "app:v3" }, "uid-1", 3), status: stored(w).status });
+    await w.reconcile();
+    expect(image(w)).toBe("app:v3");
+  });
+
+  test("without autoRollback a failed revision keeps running, as before", async () => {
+    const w = await failingRollout(false);
+    await w.clock.advance(3_600_000);
+    await w.reconcile();
+    expect(image(w)).toBe("app:v2");
+    expect(w.rollbacks).toEqual([]);
   });
 });

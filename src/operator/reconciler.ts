@@ -18,6 +18,8 @@
  * wrote a child with nothing wrong (it asks for a pass at IN_TURN priority, which reads what the write came back
  * as and writes that), unless it turns Ready or Stalled True. Its echo (the update event carrying it back) runs a
  * pass like any event: it finds the status equal and writes nothing.
+ * A revision that failed is rolled back (rollback.ts, decided from the spec, the stored status and the clock): the
+ * children are converged from the spec with the last Ready revision's image, and the status says RolledBack.
  * Remembers between calls only what expectations.ts keeps: the children it wrote, and a record per WebApp.
  */
 import type { WebApp, WebAppObject, WebAppStatus } from "../api/webapp.ts";
@@ -38,6 +40,7 @@ import { WebAppMemory, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts
 import { isControlledBy } from "./diff.ts";
 import { podFailures } from "./pod-failures.ts";
 import { ingressName } from "./desired.ts";
+import { type RollbackVerdict, rollbackProblem, rollbackVerdict, rolledBackTo } from "./rollback.ts";
 import { computeStatus, type LiveChildren, type Problem, podProblems } from "./status.ts";
 import { writeStatus } from "./status-write.ts";
 import { unservedProblems } from "./served.ts";
@@ -64,6 +67,10 @@ export interface ReconcilerDeps {
   recorder: EventRecorder;
   clock: Clock;
   logger: Logger;
+  /** Roll back failed revisions of WebApps that do not say (spec.rollout.autoRollback); default false. */
+  autoRollback?: boolean;
+  /** Told of each rollback once, when a status first reports it (the rollback metric). */
+  rolledBack?: (webapp: WebApp) => void;
 }
 
 /** The reconciler's two memories (expectations.ts): the children it wrote, and a record per WebApp. */
@@ -105,7 +112,10 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
 
   const reconciledBefore = (webapp.status?.conditions?.length ?? 0) > 0; // every status we write has conditions
   const admitted = admittedOf(memory, webapp);
-  const observed = await convergeChildren(deps, memory, parsed.webapp, reconciledBefore, admitted, signal);
+  // A failed revision rolled back (rollback.ts): the children are the spec's, with the last Ready revision's image.
+  const rollback = rollbackVerdict(parsed.webapp, deps.autoRollback ?? false, deps.clock.now());
+  const target = rollback.kind === "rollBack" ? rolledBackTo(parsed.webapp, rollback.to) : parsed.webapp;
+  const observed = await convergeChildren(deps, memory, target, reconciledBefore, admitted, signal);
   if (observed.kind === "ownerGone") {
     // Its delete (or the new incarnation) reaches the cache as an event, which reconciles it again.
     deps.logger.debug(`WebApp ${req.key} is cached but gone from the API server: not creating its children`);
@@ -114,11 +124,17 @@ async function reconcile(deps: ReconcilerDeps, memory: Memory, req: Request, sig
   const uid = webapp.metadata.uid;
   if (!sameAdmitted(observed.admitted, admitted)) memory.webapps.set(uid, { admitted: observed.admitted });
   if (observed.kind === "othersLater") return requeue(LATER); // the Service's pass follows at once when idle
-  const outcome = await settle(deps, memory, req, webapp, parsed.webapp, observed, signal);
+  const settled = await settle(deps, memory, req, webapp, target, observed, signal, rollback);
+  // A failure not confirmed yet is looked at again when it would be.
+  const outcome = rollback.kind === "waiting" ? atMost(settled, rollback.ms) : settled;
   // A child seen only in what we wrote (the cache shows nothing): looked at again by the time that memory expires.
-  const sooner = outcome.kind === "requeue" || (outcome.kind === "requeueAfter" && outcome.ms <= WRITTEN_TTL_MS);
-  if (!observed.unseen || sooner) return outcome;
-  return requeueAfter(WRITTEN_TTL_MS);
+  return observed.unseen ? atMost(outcome, WRITTEN_TTL_MS) : outcome;
+}
+
+/** The outcome, or a look again after `ms` where it would look later (or not at all). */
+function atMost(outcome: Outcome, ms: number): Outcome {
+  const sooner = outcome.kind === "requeue" || (outcome.kind === "requeueAfter" && outcome.ms <= ms);
+  return sooner ? outcome : requeueAfter(ms);
 }
 
 /** The status of a WebApp whose children were converged, written, and when to look again. */
@@ -130,6 +146,7 @@ async function settle(
   parsed: WebApp,
   observed: Extract<Observed, { kind: "observed" }>,
   signal: AbortSignal,
+  rollback: RollbackVerdict,
 ): Promise<Outcome> {
   const { live, failure } = observed;
   const problems = [
@@ -138,9 +155,13 @@ async function settle(
     ...unservedProblems(parsed, deps.unserved ?? new Set()),
   ];
   const now = deps.clock.now();
-  const seen = { pending: observed.pending, admitted: observed.admitted };
+  const seen = { pending: observed.pending, admitted: observed.admitted, rollback };
   let status = computeStatus(webapp, live, problems, now, seen);
-  const notReady = live.Deployment && notReadyFor(status, now);
+  // Rolled back, reported, and running the last Ready revision: settled until the spec changes (Ready stays False by
+  // design), so neither the pods are read nor is it looked at again on a timer; the Deployment's events still are.
+  const settledBack =
+    rollback.kind === "rollBack" && !rollback.first && findCondition(status.conditions, "Available")?.status === "True";
+  const notReady = live.Deployment && !settledBack ? notReadyFor(status, now) : undefined;
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
   const wantPods =
@@ -161,6 +182,13 @@ async function settle(
   if (failure === undefined && !stillCached(deps, live)) return requeue(IN_TURN);
   const written = await writeStatus(deps, req, webapp, status, signal, leave);
   memory.webapps.set(uid, { statusLeftAt: leave && written === "left" ? deps.clock.now() : undefined });
+  if (written === "written" && rollback.kind === "rollBack" && rollback.first) {
+    // Once per rollback: its first report (the stored status has no rolledBackAt until then).
+    const { reason, message } = rollbackProblem(rollback);
+    deps.recorder.event(webapp, "Warning", reason, message);
+    deps.logger.warn(`WebApp ${req.key}: ${message}`);
+    deps.rolledBack?.(parsed);
+  }
   if (failure) throw failure;
   if (written === "left" && !req.superseded()) return requeue(IN_TURN);
   if (problems.length > 0) return requeueAfter(RECHECK_MS);

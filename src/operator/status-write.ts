@@ -13,7 +13,8 @@
  * - Says what it did: written, unchanged (nothing to write), or left (to the pass that follows).
  * - A WebApp deleted meanwhile (404) is not an error: nothing is left to report on.
  * - One Warning event and log line per change of problem when it is Degraded; a pod's message changes with
- *   every kubelet back-off, its reason does not, so for a pod failure only the reason counts.
+ *   every kubelet back-off, its reason does not, so for a pod failure only the reason counts. Not for a rollback:
+ *   the reconciler sends its one Warning with its first report.
  */
 import type { WebAppObject, WebAppStatus } from "../api/webapp.ts";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
@@ -78,10 +79,11 @@ export async function writeStatus(
   deps.logger.debug(`WebApp ${namespace}/${name}: status written`, { changed: changedParts(webapp.status, status) });
   const before = findCondition(webapp.status?.conditions, "Degraded");
   const after = findCondition(status.conditions, "Degraded");
-  // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not.
+  // One Warning per change of problem; a pod's message changes with every kubelet back-off, its reason does not. A
+  // rollback has its own Warning, sent with its first report (reconciler.ts).
   const podFailure = isPodFailureReason(after?.reason ?? "");
   const changed = before?.reason !== after?.reason || (!podFailure && before?.message !== after?.message);
-  if (after?.status === "True" && (before?.status !== "True" || changed)) {
+  if (after?.status === "True" && after.reason !== "RolledBack" && (before?.status !== "True" || changed)) {
     deps.recorder.event(webapp, "Warning", after.reason, after.message);
     deps.logger.warn(`WebApp ${namespace}/${name} is degraded: ${after.message}`);
   }
@@ -115,10 +117,12 @@ function changedParts(before: WebAppStatus | undefined, after: WebAppStatus): st
     "availableReplicas",
     "selector",
     "url",
+    "lastReadyRevision",
   ] as const)
     if (before?.[key] !== after[key]) parts.push(`${key}=${after[key]}`);
   if (JSON.stringify(before?.admitted ?? []) !== JSON.stringify(after.admitted ?? [])) parts.push("admitted");
   if (JSON.stringify(before?.autoscaling) !== JSON.stringify(after.autoscaling)) parts.push("autoscaling");
+  if (JSON.stringify(before?.rollouts ?? []) !== JSON.stringify(after.rollouts ?? [])) parts.push("rollouts");
   for (const c of after.conditions ?? []) {
     const old = findCondition(before?.conditions, c.type);
     for (const field of ["status", "reason", "message", "lastTransitionTime", "observedGeneration"] as const)

@@ -8,6 +8,7 @@ import {
   desiredIngress,
   desiredPodDisruptionBudget,
   desiredService,
+  podTemplateDigest,
 } from "./desired.ts";
 import { computeStatus, resourceExistsProblem, statusEqual } from "./status.ts";
 
@@ -626,5 +627,49 @@ describe("an autoscaled WebApp", () => {
       "False",
       "HorizontalPodAutoscalerNotFound",
     ]);
+  });
+});
+
+describe("the rollout history in the status (history.ts)", () => {
+  const children = (d: KubeObject) => ({ Deployment: d, Service: service(), PodDisruptionBudget: budget() });
+  const rev = (st: WebAppStatus) => st.rollouts?.map((r) => [r.revision, r.image, r.readyAt !== undefined, r.reason]);
+
+  test("a new WebApp records revision 1 when its Deployment is written, and marks it with the status that turns Ready", () => {
+    const first = computeStatus(testApp(), {}, [], T0, { pending: ["Deployment", "Service"] });
+    expect(rev(first)).toEqual([[1, "nginx:1.25", false, undefined]]);
+    expect(first.rollouts?.[0]?.digest).toBe(podTemplateDigest(testApp()));
+    const ready = computeStatus(withStatus(testApp(), first), children(deployment()), [], T1);
+    expect(rev(ready)).toEqual([[1, "nginx:1.25", true, undefined]]);
+    expect(ready.lastReadyRevision).toBe(1);
+    expect(
+      statusEqual(ready, computeStatus(withStatus(testApp(), ready), children(deployment()), [], T1 + 60_000)),
+    ).toBe(true);
+  });
+
+  test("nothing is recorded before anything is written, nor for an invalid spec", () => {
+    expect(computeStatus(testApp(), {}, [{ reason: "Forbidden", message: "m" }], T0).rollouts).toBeUndefined();
+    const bad: WebAppObject = { metadata: { name: "test-app", namespace: "default" }, spec: { image: "", port: 80 } };
+    expect(computeStatus(bad, children(deployment()), [], T0).rollouts).toBeUndefined();
+  });
+
+  test("a Ready WebApp taken over from an earlier devctl gets revision 1, Ready, with its next write", () => {
+    const before = computeStatus(testApp(), children(deployment()), [], T0);
+    const { rollouts: _r, lastReadyRevision: _l, ...older } = before;
+    const taken = computeStatus(withStatus(testApp(), older), children(deployment()), [], T1);
+    expect(statusEqual(older, taken)).toBe(false);
+    expect(rev(taken)).toEqual([[1, "nginx:1.25", true, undefined]]);
+  });
+
+  test("a new image stalled on a pod failure is a failed revision 2; the last Ready stays 1", () => {
+    const v1 = computeStatus(testApp(), children(deployment()), [], T0);
+    const next = withStatus(testApp({ image: "nginx:broken" }), v1);
+    const rolling = deployment({ generation: 2, image: "nginx:broken", replicas: 4, updated: 1, ready: 3 });
+    const crash = { reason: "CrashLoopBackOff" as const, message: "pod p: back-off 10s restarting failed container" };
+    const failed = computeStatus(next, children(rolling), [crash], T1);
+    expect(rev(failed)).toEqual([
+      [1, "nginx:1.25", true, undefined],
+      [2, "nginx:broken", false, "CrashLoopBackOff"],
+    ]);
+    expect(failed.lastReadyRevision).toBe(1);
   });
 });

@@ -30,8 +30,10 @@
  *   its generation), never a comparison of its fields with the spec, which admission may have rewritten.
  * - A child the cache has not shown yet (`pending`: just created, or only remembered) is reported as being
  *   created, never as existing. The admission records (admission.ts) are carried in `admitted`.
+ * - The rollout history (status.rollouts, lastReadyRevision) follows this status: history.ts. A pass that runs the last
+ *   Ready revision instead of the spec's (rollback.ts) is Stalled RolledBack, naming both revisions.
  */
-import { conditionsEqual, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
+import { conditionsEqual, formatTime, withTransitionTimes, type ConditionState } from "../api/conditions.ts";
 import { type AdmittedField, sameAdmitted } from "./admission.ts";
 import { formatIssues, parseWebAppSpec } from "../api/parse.ts";
 import {
@@ -49,6 +51,8 @@ import { POD_FAILURE_REASONS, type PodFailure, type PodFailureReason, podFailure
 import { CHILD_KINDS, type ChildKind, type ChildKindName, DEPLOYMENT_KIND, isWanted } from "./child-kinds.ts";
 import { controllerOf } from "./diff.ts";
 import { deploymentName, webAppSelector } from "./desired.ts";
+import { nextHistory, revisionOf } from "./history.ts";
+import { type RollbackVerdict, rollbackProblem } from "./rollback.ts";
 import { type Expose, exposeUrl } from "../api/expose.ts";
 
 /**
@@ -64,6 +68,8 @@ export type ProblemReason =
   | "ReplicaFailure"
   | "IngressClassNotFound"
   | "KindNotServed"
+  | "RolledBack"
+  | "RollbackNotPossible"
   | PodFailureReason;
 const STALLS: Record<ProblemReason, boolean> = {
   ...(Object.fromEntries(POD_FAILURE_REASONS.map((r) => [r, true])) as Record<PodFailureReason, true>),
@@ -75,6 +81,8 @@ const STALLS: Record<ProblemReason, boolean> = {
   ReplicaFailure: true,
   IngressClassNotFound: true,
   KindNotServed: true,
+  RolledBack: true, // until the spec changes: someone must fix it
+  RollbackNotPossible: true,
   ApplyFailed: false,
 };
 /** Something that keeps the WebApp from converging; becomes the Degraded (and maybe Stalled) condition. */
@@ -117,6 +125,8 @@ export interface Seen {
   pending?: readonly ChildKindName[];
   /** Default: what the stored status carries. */
   admitted?: readonly AdmittedField[];
+  /** Whether this pass runs the last Ready revision instead of the spec's (rollback.ts); default none. */
+  rollback?: RollbackVerdict;
 }
 
 export function computeStatus(
@@ -143,6 +153,10 @@ export function computeStatus(
   }
   const rollout = dep && rolloutState(dep);
   if (dep && rollout) found.push(...deploymentProblems(name, dep, rollout));
+  const rollback = seen.rollback;
+  // A rollback is the reason first (it is what happened); a rollback that cannot be done follows the failure.
+  if (rollback?.kind === "rollBack") found.unshift(rollbackProblem(rollback));
+  if (rollback?.kind === "cannot") found.push(rollbackProblem(rollback));
 
   // The kinds this WebApp has; with an invalid spec, the optional ones it still controls.
   const kinds = CHILD_KINDS.filter((k) => (spec ? isWanted(k, spec) : !k.wanted || live[k.kind] !== undefined));
@@ -168,6 +182,9 @@ export function computeStatus(
     : cond("Degraded", false, "AsExpected", "no problems found");
   const progress = progressOf(found, available, progressing);
   const conditions = [...kstatusConditions(progress), available, progressing, degraded];
+  const rolledOut =
+    spec && (live.Deployment || pending.includes("Deployment")) ? revisionOf({ ...webapp, spec }) : undefined;
+  const history = nextHistory(webapp.status, rolledOut, progress, formatTime(now), rollback?.kind === "rollBack");
 
   const generation = webapp.metadata.generation;
   return {
@@ -179,6 +196,7 @@ export function computeStatus(
     ...(autoscaler ? { autoscaling: autoscaler } : {}),
     ...(address?.url ? { url: address.url } : {}),
     conditions: withTransitionTimes(conditions, webapp.status?.conditions, now, generation),
+    ...history,
     ...(admitted.length > 0 ? { admitted: [...admitted] } : {}),
   };
 }
@@ -305,6 +323,8 @@ export function statusEqual(current: WebAppStatus | undefined, next: WebAppStatu
     a.autoscaling?.currentReplicas === b.autoscaling?.currentReplicas &&
     a.autoscaling?.desiredReplicas === b.autoscaling?.desiredReplicas &&
     a.url === b.url &&
+    a.lastReadyRevision === b.lastReadyRevision &&
+    JSON.stringify(a.rollouts ?? []) === JSON.stringify(b.rollouts ?? []) &&
     sameAdmitted(a.admitted, b.admitted) &&
     conditionsEqual(withoutFalseAbnormal(a.conditions), withoutFalseAbnormal(b.conditions))
   );

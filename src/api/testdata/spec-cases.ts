@@ -260,6 +260,16 @@ export const SPEC_CASES: SpecCase[] = [
     spec: app({ podLabels: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`l${i}`, "x"])) }),
   },
   { what: "a pod annotation that is not a string", spec: app({ podAnnotations: { "prometheus.io/port": 8080 } }) },
+  {
+    what: "rollout with autoRollback, a threshold and a retry token",
+    spec: app({ rollout: { autoRollback: true, failureThreshold: "90s", retry: "2026-12-05" } }),
+  },
+  { what: "rollout failureThreshold in minutes", spec: app({ rollout: { failureThreshold: "5m" } }) },
+  { what: "rollout failureThreshold without a unit", spec: app({ rollout: { failureThreshold: "60" } }) },
+  { what: "rollout failureThreshold in hours", spec: app({ rollout: { failureThreshold: "1h" } }) },
+  { what: "rollout failureThreshold of 100 minutes", spec: app({ rollout: { failureThreshold: "100m" } }) },
+  { what: "rollout retry too long", spec: app({ rollout: { retry: "x".repeat(64) } }) },
+  { what: "rollout autoRollback not a boolean", spec: app({ rollout: { autoRollback: "yes" } }) },
 ];
 
 /**

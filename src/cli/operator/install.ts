@@ -96,6 +96,12 @@ export const manifestArgs = {
     },
     parseMemoryQuantity,
   ),
+  "auto-rollback": {
+    type: "boolean",
+    default: false,
+    description:
+      "Roll back a WebApp's failed rollout to its last Ready revision unless its spec.rollout.autoRollback says otherwise",
+  },
 } as const;
 
 export interface ManifestFlags {
@@ -108,6 +114,7 @@ export interface ManifestFlags {
   "image-pull-secret"?: string | string[];
   "memory-request"?: string;
   "memory-limit"?: string;
+  "auto-rollback"?: boolean;
 }
 
 export function installOptionsFrom(args: ManifestFlags): InstallOptions {
@@ -142,6 +149,7 @@ export function installOptionsFrom(args: ManifestFlags): InstallOptions {
     ...(imagePullSecrets ? { imagePullSecrets } : {}),
     ...(memoryRequest ? { memoryRequest } : {}),
     ...(memoryLimit ? { memoryLimit } : {}),
+    ...(args["auto-rollback"] ? { autoRollback: true } : {}),
   };
 }
 

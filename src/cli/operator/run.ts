@@ -93,6 +93,12 @@ export const runArgs = {
     LOG_FORMATS,
   ),
   "log-level": choiceFlag({ default: "info", description: "Least severe level logged" }, LOG_LEVELS),
+  "auto-rollback": {
+    type: "boolean",
+    default: false,
+    description:
+      "Roll back a WebApp's failed rollout to its last Ready revision unless its spec.rollout.autoRollback says otherwise",
+  },
 } as const;
 
 /** The leader-election durations, checked by the runtime's own rule with its field names turned into flags. */
@@ -159,6 +165,7 @@ Examples:
       reconcileTimeoutMs: parseDuration(args["reconcile-timeout"], "reconcile-timeout"),
       shutdownTimeoutMs: parseDuration(args["shutdown-timeout"], "shutdown-timeout"),
       watchInactivityMs: parseDuration(args["watch-inactivity-timeout"], "watch-inactivity-timeout"),
+      autoRollback: args["auto-rollback"],
       ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}),
       ...(args.context ? { context: args.context } : {}),
     };

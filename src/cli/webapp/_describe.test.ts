@@ -101,3 +101,44 @@ describe("probeLine", () => {
     expect(probeLine({ exec: { command: ["cat", "/tmp/ok"] } })).toStartWith("exec [cat /tmp/ok] ");
   });
 });
+
+describe("describeWebApp's rollout lines", () => {
+  test("spec.rollout says when a failed rollout is rolled back; the status names the revision and the last Ready", () => {
+    expect(specBlock({ image: "a:1", port: 80, rollout: { autoRollback: true } }).at(-1)).toBe(
+      "  Rollout:   automatic rollback after 60s of failure",
+    );
+    expect(specBlock({ image: "a:1", port: 80, rollout: { autoRollback: false } }).at(-1)).toBe(
+      "  Rollout:   no automatic rollback",
+    );
+    expect(specBlock({ image: "a:1", port: 80, rollout: { failureThreshold: "2m" } }).at(-1)).toBe(
+      "  Rollout:   automatic rollback as the operator's default (--auto-rollback), after 2m of failure",
+    );
+    const w: WebAppObject = {
+      ...webapp({ image: "a:2", port: 80 }),
+      status: {
+        lastReadyRevision: 1,
+        rollouts: [
+          {
+            revision: 1,
+            image: "a:1",
+            digest: "d1",
+            startedAt: "2026-12-05T10:00:00Z",
+            readyAt: "2026-12-05T10:00:05Z",
+          },
+          {
+            revision: 2,
+            image: "a:2",
+            digest: "d2",
+            startedAt: "2026-12-05T10:01:00Z",
+            failedAt: "2026-12-05T10:01:30Z",
+            reason: "CrashLoopBackOff",
+            rolledBackAt: "2026-12-05T10:02:30Z",
+          },
+        ],
+      },
+    };
+    expect(describeWebApp(w, [], 0).split("\n")).toContain(
+      "  Revision:             2 (RolledBack (CrashLoopBackOff)), last Ready 1",
+    );
+  });
+});

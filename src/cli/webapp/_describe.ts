@@ -4,6 +4,8 @@
  * them: "3m (x4 over 10m)"). Pure: `now` is given; absent values read "<none>". The spec's pod-template
  * fields (env, resources, probes, ...) follow its image, replicas and port when set (_describe-template.ts).
  */
+import { recordState } from "../../api/rollout-history.ts";
+import { DEFAULT_FAILURE_THRESHOLD } from "../../api/rollout-policy.ts";
 import { DEFAULT_CPU_UTILIZATION, DEFAULT_MIN_REPLICAS, type WebAppObject } from "../../api/webapp.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 import { templateRows } from "./_describe-template.ts";
@@ -61,8 +63,27 @@ function statusRows(s: WebAppObject["status"]): [string, string][] {
           ],
         ]
       : []),
+    ...revisionRows(s),
     ["Observed Generation", none(s?.observedGeneration)],
   ];
+}
+
+/** "Revision: 3 (Ready), last Ready 3" once the operator has recorded one (devctl webapp rollout history). */
+function revisionRows(s: WebAppObject["status"]): [string, string][] {
+  const newest = s?.rollouts?.at(-1);
+  if (!newest) return [];
+  const lastReady = s?.lastReadyRevision === undefined ? "none" : String(s.lastReadyRevision);
+  return [["Revision", `${newest.revision} (${recordState(newest, true)}), last Ready ${lastReady}`]];
+}
+
+/** "Rollout: automatic rollback after 60s" (or "no automatic rollback", or the operator's default) with spec.rollout. */
+function rolloutRows(r: unknown): [string, string][] {
+  if (typeof r !== "object" || r === null) return [];
+  const { autoRollback, failureThreshold } = r as Record<string, unknown>;
+  const after = `after ${failureThreshold ?? DEFAULT_FAILURE_THRESHOLD} of failure`;
+  if (autoRollback === false) return [["Rollout", "no automatic rollback"]];
+  if (autoRollback === true) return [["Rollout", `automatic rollback ${after}`]];
+  return [["Rollout", `automatic rollback as the operator's default (--auto-rollback), ${after}`]];
 }
 
 /** "Autoscaling: 2-10 pods, at 80% CPU (and 70% memory)" when spec.autoscaling is set. */
@@ -104,6 +125,7 @@ export function describeWebApp(w: WebAppObject, events: readonly EventLike[], no
         ...autoscalingRows(spec.autoscaling),
         ["Port", none(spec.port)],
         ...template.rows,
+        ...rolloutRows(spec.rollout),
       ],
       "  ",
     ),

@@ -66,4 +66,25 @@ describe("where a WebApp's rollout is", () => {
       message: 'Waiting for webapp "shop" rollout to finish: 1/3 replicas are ready',
     });
   });
+
+  test("after a restart, waiting until the operator's newest revision is the restart's (when it records revisions)", () => {
+    const ready = [cond("Ready", "True", "Available")];
+    const at = "2026-12-05T11:00:00Z";
+    const record = { revision: 1, image: "nginx:1.25", digest: "d", startedAt: "2026-12-05T10:00:00Z" };
+    const restarted = (rollouts?: NonNullable<WebAppObject["status"]>["rollouts"]) => ({
+      ...wa(2, { observedGeneration: 2, conditions: ready, ...(rollouts ? { rollouts } : {}) }),
+      metadata: {
+        name: "shop",
+        namespace: "team-a",
+        generation: 2,
+        annotations: { "apps.example.com/restartedAt": at },
+      },
+    });
+    expect(rolloutProgress(restarted([record]))).toEqual({
+      state: "waiting",
+      message: `Waiting for the operator to roll out the restart of webapp "shop" (${at})`,
+    });
+    expect(rolloutProgress(restarted([record, { ...record, revision: 2, restartedAt: at }])).state).toBe("done");
+    expect(rolloutProgress(restarted()).state).toBe("done"); // an operator that records no revisions: not checked
+  });
 });

@@ -5,7 +5,8 @@
  *
  * Properties:
  * - Rolled out means: the operator has reported on this generation (status.observedGeneration = generation) and
- *   Ready is True. A WebApp with no status yet is waiting (for an operator), never done: kstatus alone would call a
+ *   Ready is True; after `rollout restart`, also that its newest revision (status.rollouts) is the restart's. A
+ *   WebApp with no status yet is waiting (for an operator), never done: kstatus alone would call a
  *   resource without conditions Current.
  * - Progress goes to stderr, one line each time the message changes; the verdict goes to stdout (success) or is the
  *   error (failure).
@@ -14,7 +15,7 @@
  */
 import { defineCommand } from "citty";
 import { findCondition } from "../../api/conditions.ts";
-import { WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
+import { RESTARTED_AT_ANNOTATION, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
 import { durationFlag, parseDuration } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { info, out } from "../_output.ts";
@@ -42,6 +43,12 @@ export function rolloutProgress(w: WebAppObject): RolloutProgress {
       state: "waiting",
       message: `Waiting for the operator to observe generation ${generation} of ${name} (it reports ${observed})`,
     };
+  // A restart asked for (rollout restart) that the operator has not rolled out yet: the Ready it reports is the old
+  // pods'. Only an operator that records revisions (status.rollouts) can say; with an older one this is not checked.
+  const restart = w.metadata.annotations?.[RESTARTED_AT_ANNOTATION];
+  const newest = w.status?.rollouts?.at(-1);
+  if (restart !== undefined && newest && newest.restartedAt !== restart)
+    return { state: "waiting", message: `Waiting for the operator to roll out the restart of ${name} (${restart})` };
   const stalled = findCondition(conditions, "Stalled");
   if (stalled?.status === "True")
     return { state: "failed", message: `${name} rollout failed: ${stalled.reason}: ${stalled.message}` };

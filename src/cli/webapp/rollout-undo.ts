@@ -1,0 +1,120 @@
+/**
+ * `devctl webapp rollout undo NAME [--to-revision N]`: rolls a WebApp back to an earlier revision of its history by
+ * setting its spec back, the explicit, GitOps-visible way (`kubectl rollout undo` of the Deployment would be
+ * reverted by the operator at once: the WebApp is the source of truth).
+ *
+ * Properties:
+ * - The target is --to-revision N, else the newest revision before the current one that became Ready.
+ * - A record keeps a revision's image and the digest of its pod template (status.rollouts). undo sets spec.image
+ *   back, and first checks that this gives the revision's pod template again (podTemplateDigest, the operator's own
+ *   function): when other template fields (env, resources, probes...) changed since, it refuses and says so, since
+ *   it cannot restore them; --image-only sets the image anyway.
+ * - One merge patch of spec.image, conditioned on the resourceVersion read (a change made meanwhile is a conflict,
+ *   never overwritten); nothing is sent when the spec already gives that template. --dry-run=client|server.
+ */
+import { defineCommand } from "citty";
+import { parseWebApp } from "../../api/parse.ts";
+import type { RolloutRecord } from "../../api/rollout-history.ts";
+import { SINGULAR, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
+import { podTemplateDigest } from "../../operator/desired.ts";
+import { UsageError } from "../_errors.ts";
+import { type DryRun, dryRunFlag, parsePositiveInt, typed } from "../_flags.ts";
+import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
+import { out } from "../_output.ts";
+import { withCrdHint } from "./_hint.ts";
+import { patchWebApp } from "./_patch.ts";
+import type { WebApp } from "./_print.ts";
+import { DRY_RUN_NOTE } from "./delete.ts";
+
+export type UndoPlan = { kind: "patch"; record: RolloutRecord } | { kind: "unchanged"; record: RolloutRecord };
+
+/** What undo does to `w` (pure): patch spec.image to the target's, or nothing; a UsageError says why it cannot. */
+export function planUndo(w: WebAppObject, toRevision: number | undefined, imageOnly: boolean): UndoPlan {
+  const name = `webapp "${w.metadata.name}"`;
+  const parsed = parseWebApp(w);
+  if (!parsed.ok)
+    throw new UsageError(
+      `${name} has an invalid spec (${parsed.issues[0]?.path}: ${parsed.issues[0]?.message}); fix it first`,
+    );
+  const records = w.status?.rollouts ?? [];
+  const record = targetOf(name, records, toRevision);
+  const webapp = parsed.webapp;
+  const current = podTemplateDigest(webapp);
+  if (current === record.digest) return { kind: "unchanged", record };
+  const restored = podTemplateDigest({ ...webapp, spec: { ...webapp.spec, image: record.image } });
+  if (restored !== record.digest && !imageOnly)
+    throw new UsageError(
+      `revision ${record.revision} differs from the current spec in more than the image (its pod template digest is ` +
+        `${record.digest}; with image ${record.image} the spec gives ${restored}), and undo restores only the image: ` +
+        `re-apply the manifest of revision ${record.revision}, or pass --image-only to set spec.image to ${record.image}`,
+    );
+  return { kind: "patch", record };
+}
+
+function targetOf(name: string, records: readonly RolloutRecord[], toRevision: number | undefined): RolloutRecord {
+  const known = records.map((r) => r.revision).join(", ");
+  if (records.length === 0)
+    throw new UsageError(`${name} has no rollout history yet (devctl webapp rollout history shows it once it has)`);
+  if (toRevision !== undefined) {
+    const r = records.find((x) => x.revision === toRevision);
+    if (!r) throw new UsageError(`--to-revision ${toRevision}: ${name} has no such revision (it has: ${known})`);
+    return r;
+  }
+  const earlier = records.slice(0, -1).filter((r) => r.readyAt !== undefined);
+  const r = earlier[earlier.length - 1];
+  if (!r) {
+    const current = records[records.length - 1];
+    const why = current?.readyAt ? `only the current one (${current.revision}) became Ready` : "none became Ready";
+    throw new UsageError(`${name} has no earlier Ready revision to go back to (revisions ${known}: ${why})`);
+  }
+  return r;
+}
+
+export default defineCommand({
+  meta: {
+    name: "undo",
+    description: `Roll a WebApp back to an earlier revision
+
+Sets spec.image back to that revision's, so the WebApp itself says what runs (a GitOps
+tool sees the change). Without --to-revision: the last revision before the current one
+that became Ready. See the revisions with: devctl webapp rollout history NAME
+
+Examples:
+  devctl webapp rollout undo my-service
+  devctl webapp rollout undo my-service --to-revision 3 --dry-run=server`,
+  },
+  args: {
+    name: { type: "positional", description: "Name of the WebApp", required: true },
+    ...clusterArgs,
+    "to-revision": typed(
+      { type: "string", description: "The revision to go back to (default: the last Ready before the current)" },
+      (v) => parsePositiveInt(v, "--to-revision"),
+    ),
+    "image-only": {
+      type: "boolean",
+      default: false,
+      description: "Set the revision's image even when other pod template fields changed since",
+    },
+    "dry-run": dryRunFlag("client: print what would change; server: the API server checks the change, stores nothing"),
+  },
+  async run({ args }) {
+    const toRevision =
+      args["to-revision"] === undefined ? undefined : parsePositiveInt(args["to-revision"], "--to-revision");
+    const dryRun = args["dry-run"] as DryRun;
+    const client = await clientFrom(args);
+    const namespace = namespaceOf(args, client);
+    const w = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
+      throw withCrdHint(e);
+    });
+    const plan = planUndo(w, toRevision, args["image-only"]);
+    const what = `${SINGULAR}.${WEBAPP_RESOURCE.group}/${args.name}`;
+    const { revision, image } = plan.record;
+    if (plan.kind === "unchanged") {
+      out(`${what} skipped rollback (the spec already gives the pod template of revision ${revision})`);
+      return;
+    }
+    const patch = { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { image } };
+    await patchWebApp(client, { name: args.name, namespace }, patch, dryRun);
+    out(`${what} rolled back to revision ${revision} (image ${image})${DRY_RUN_NOTE[dryRun]}`);
+  },
+});
