@@ -4,12 +4,13 @@
  *
  * Properties:
  * - Only a failed revision is rolled back: the newest record of the history is the spec's current revision, was
- *   never Ready, has failedAt, and the stored status still says its rollout fails (history.ts isRolloutFailure: a
- *   pod failure, the progress deadline, a ReplicaFailure, a probe keeping the pods unready) failureThreshold after
- *   failedAt (at once past the progress deadline). Until then the verdict is `waiting`,
- *   with how long.
+ *   never Ready (or only for an instant: history.ts READY_SETTLE_MS), has failedAt, and the stored status still says
+ *   its rollout fails (history.ts isRolloutFailure: a pod failure, the progress deadline, a ReplicaFailure, a probe
+ *   keeping the pods unready) failureThreshold after failedAt (at once past the progress deadline). Until then the
+ *   verdict is `waiting`, with how long.
  * - Decided from stored state only, so any leader decides the same: a leader that dies after running the rollback
- *   and before reporting it is followed by one that runs the same rollback (a no-op write) and reports it. Once
+ *   and before reporting it is followed by one that decides the same (its Deployment already says so: nothing to
+ *   write) and reports it. Once
  *   reported (the record's rolledBackAt), it holds until the spec's revision changes: no further failure check.
  * - Never loops: one rollback per failed revision; the revision rolled back to is never rolled back in turn.
  * - Never crosses a change the user made outside the pod template: the Deployment is the spec's, with the image of

@@ -28,12 +28,15 @@ import { DRY_RUN_NOTE } from "./delete.ts";
 
 export type UndoPlan = { kind: "patch"; record: RolloutRecord } | { kind: "unchanged"; record: RolloutRecord };
 
-/** What undo does to `w` (pure): patch spec.image to the target's, or nothing; a UsageError says why it cannot. */
+/**
+ * What undo does to `w` (pure): patch spec.image to the target's, or nothing. Why it cannot is an Error (exit 1), or a
+ * UsageError (exit 2) for a --to-revision the history does not have.
+ */
 export function planUndo(w: WebAppObject, toRevision: number | undefined, imageOnly: boolean): UndoPlan {
   const name = `webapp "${w.metadata.name}"`;
   const parsed = parseWebApp(w);
   if (!parsed.ok)
-    throw new UsageError(
+    throw new Error(
       `${name} has an invalid spec (${parsed.issues[0]?.path}: ${parsed.issues[0]?.message}); fix it first`,
     );
   const records = w.status?.rollouts ?? [];
@@ -43,7 +46,7 @@ export function planUndo(w: WebAppObject, toRevision: number | undefined, imageO
   if (current === record.digest) return { kind: "unchanged", record };
   const restored = podTemplateDigest({ ...webapp, spec: { ...webapp.spec, image: record.image } });
   if (restored !== record.digest && !imageOnly)
-    throw new UsageError(
+    throw new Error(
       `revision ${record.revision} differs from the current spec in more than the image (its pod template digest is ` +
         `${record.digest}; with image ${record.image} the spec gives ${restored}), and undo restores only the image: ` +
         `re-apply the manifest of revision ${record.revision}, or pass --image-only to set spec.image to ${record.image}`,
@@ -54,7 +57,7 @@ export function planUndo(w: WebAppObject, toRevision: number | undefined, imageO
 function targetOf(name: string, records: readonly RolloutRecord[], toRevision: number | undefined): RolloutRecord {
   const known = records.map((r) => r.revision).join(", ");
   if (records.length === 0)
-    throw new UsageError(`${name} has no rollout history yet (devctl webapp rollout history shows it once it has)`);
+    throw new Error(`${name} has no rollout history yet (devctl webapp rollout history shows it once it has)`);
   if (toRevision !== undefined) {
     const r = records.find((x) => x.revision === toRevision);
     if (!r) throw new UsageError(`--to-revision ${toRevision}: ${name} has no such revision (it has: ${known})`);
@@ -65,7 +68,7 @@ function targetOf(name: string, records: readonly RolloutRecord[], toRevision: n
   if (!r) {
     const current = records[records.length - 1];
     const why = current?.readyAt ? `only the current one (${current.revision}) became Ready` : "none became Ready";
-    throw new UsageError(`${name} has no earlier Ready revision to go back to (revisions ${known}: ${why})`);
+    throw new Error(`${name} has no earlier Ready revision to go back to (revisions ${known}: ${why})`);
   }
   return r;
 }
