@@ -1,11 +1,10 @@
 /** `devctl webapp describe NAME`: what `kubectl describe webapp` shows: spec, status, conditions and events. */
 import { defineCommand } from "citty";
-import { EVENT_RESOURCE, KIND, WEBAPP_RESOURCE } from "../../api/webapp.ts";
+import { EVENT_RESOURCE, KIND } from "../../api/webapp.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { describeWebApp, type EventLike } from "./_describe.ts";
-import { withCrdHint } from "./_hint.ts";
-import type { WebApp } from "./_print.ts";
+import { getWebApp } from "./_webapp-io.ts";
 
 export default defineCommand({
   meta: {
@@ -23,9 +22,7 @@ Examples:
   async run({ args }) {
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
-    const obj = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
-      throw withCrdHint(e);
-    });
+    const obj = await getWebApp(client, args.name, namespace);
     const events = await client.listAll<KubeObject & EventLike>(EVENT_RESOURCE, {
       namespace,
       fieldSelector: `involvedObject.kind=${KIND},involvedObject.name=${args.name},involvedObject.uid=${obj.metadata.uid}`,

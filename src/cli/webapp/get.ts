@@ -1,9 +1,8 @@
 /** `devctl webapp get NAME`: one WebApp in any -o format of `kubectl get`, and --watch for its changes. */
 import { defineCommand } from "citty";
-import { WEBAPP_RESOURCE } from "../../api/webapp.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
-import { withCrdHint } from "./_hint.ts";
-import { outputArg, printAndWatch, readOutput, render, watchArg, type WebApp } from "./_print.ts";
+import { outputArg, printAndWatch, readOutput, render, watchArg } from "./_print.ts";
+import { getWebApp } from "./_webapp-io.ts";
 
 export default defineCommand({
   meta: {
@@ -28,9 +27,7 @@ Examples:
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
     const print = { output, withNamespace: false, single: true, now: Date.now() };
-    const obj = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
-      throw withCrdHint(e);
-    });
+    const obj = await getWebApp(client, args.name, namespace);
     if (!args.watch) {
       process.stdout.write(render([obj], print));
       return;

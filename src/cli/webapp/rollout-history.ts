@@ -5,14 +5,13 @@
  */
 import { defineCommand } from "citty";
 import { type RolloutRecord, recordState } from "../../api/rollout-history.ts";
-import { WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
+import type { WebAppObject } from "../../api/webapp.ts";
 import { toYaml } from "../../api/yaml.ts";
 import { formatTable, humanDuration } from "../../printers/format.ts";
 import { UsageError } from "../_errors.ts";
 import { parseChoice, parsePositiveInt, typed } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
-import { withCrdHint } from "./_hint.ts";
-import type { WebApp } from "./_print.ts";
+import { getWebApp } from "./_webapp-io.ts";
 
 const FORMATS = ["table", "yaml", "json"] as const;
 export const HISTORY_HEADERS = ["REVISION", "IMAGE", "RESULT", "TOOK", "AGE", "NOTE"] as const;
@@ -94,9 +93,7 @@ Examples:
     const output = parseChoice(args.output, "output", FORMATS);
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
-    const w = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
-      throw withCrdHint(e);
-    });
+    const w = await getWebApp(client, args.name, namespace);
     const records = w.status?.rollouts ?? [];
     let text: string;
     if (output === "json") text = JSON.stringify(records, null, 2);

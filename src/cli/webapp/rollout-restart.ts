@@ -10,7 +10,7 @@ import { RESTARTED_AT_ANNOTATION, SINGULAR, WEBAPP_RESOURCE } from "../../api/we
 import { type DryRun, dryRunFlag } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
-import { patchWebApp } from "./_patch.ts";
+import { patchWebApp } from "./_webapp-io.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
 export default defineCommand({

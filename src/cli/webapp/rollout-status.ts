@@ -15,12 +15,11 @@
  */
 import { defineCommand } from "citty";
 import { findCondition } from "../../api/conditions.ts";
-import { RESTARTED_AT_ANNOTATION, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
+import { RESTARTED_AT_ANNOTATION, type WebAppObject } from "../../api/webapp.ts";
 import { durationFlag, parseDuration } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { info, out } from "../_output.ts";
-import { withCrdHint } from "./_hint.ts";
-import type { WebApp } from "./_print.ts";
+import { getWebApp } from "./_webapp-io.ts";
 
 export type RolloutProgress = { state: "done" | "failed" | "waiting"; message: string };
 
@@ -82,9 +81,7 @@ Examples:
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY;
     let last = "";
     for (;;) {
-      const w = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
-        throw withCrdHint(e);
-      });
+      const w = await getWebApp(client, args.name, namespace);
       const p = rolloutProgress(w);
       if (p.state === "failed") throw new Error(p.message);
       if (p.state === "done") return out(p.message);

@@ -21,9 +21,7 @@ import { UsageError } from "../_errors.ts";
 import { type DryRun, dryRunFlag, parsePositiveInt, typed } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
-import { withCrdHint } from "./_hint.ts";
-import { patchWebApp } from "./_patch.ts";
-import type { WebApp } from "./_print.ts";
+import { getWebApp, patchWebApp } from "./_webapp-io.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
 export type UndoPlan = { kind: "patch"; record: RolloutRecord } | { kind: "unchanged"; record: RolloutRecord };
@@ -106,9 +104,7 @@ Examples:
     const dryRun = args["dry-run"] as DryRun;
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
-    const w = await client.get<WebApp>(WEBAPP_RESOURCE, args.name, namespace).catch((e) => {
-      throw withCrdHint(e);
-    });
+    const w = await getWebApp(client, args.name, namespace);
     const plan = planUndo(w, toRevision, args["image-only"]);
     const what = `${SINGULAR}.${WEBAPP_RESOURCE.group}/${args.name}`;
     const { revision, image } = plan.record;

@@ -7,7 +7,7 @@ import { WEBAPP_MAX_REPLICAS, SINGULAR, WEBAPP_RESOURCE } from "../../api/webapp
 import { type DryRun, dryRunFlag, intFlag, parseIntIn } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
-import { patchWebApp } from "./_patch.ts";
+import { patchWebApp } from "./_webapp-io.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
 export default defineCommand({
