@@ -24,6 +24,7 @@ import {
   typed,
 } from "../_flags.ts";
 import { UsageError } from "../_errors.ts";
+import { runArgs } from "./run.ts";
 import { IMAGE_PULL_POLICIES } from "../../api/webapp.ts";
 import { containerResources, DEFAULT_MEMORY, MEASURED, memoryProblem } from "../../install/resources.ts";
 import {
@@ -96,12 +97,8 @@ export const manifestArgs = {
     },
     parseMemoryQuantity,
   ),
-  "auto-rollback": {
-    type: "boolean",
-    default: false,
-    description:
-      "Roll back a WebApp's failed rollout to its last Ready revision unless its spec.rollout.autoRollback says otherwise",
-  },
+  /** Passed on to the operator's `run` (install/deployment.ts operatorArgs): the same flag. */
+  "auto-rollback": runArgs["auto-rollback"],
 } as const;
 
 export interface ManifestFlags {

@@ -45,14 +45,19 @@ export function historyTable(w: WebAppObject, now: number): string {
   return formatTable([[...HISTORY_HEADERS], ...rows]);
 }
 
+/** The record of `revision` in the WebApp's history; a UsageError naming `flag` and the revisions it has when none. */
+export function recordNamed(w: WebAppObject, revision: number, flag: string): RolloutRecord {
+  const records = w.status?.rollouts ?? [];
+  const r = records.find((x) => x.revision === revision);
+  if (r) return r;
+  const known = records.map((x) => x.revision).join(", ") || "none";
+  throw new UsageError(`${flag} ${revision}: webapp "${w.metadata.name}" has no such revision (it has: ${known})`);
+}
+
 /** One record in full, as `kubectl rollout history --revision N` shows one revision. */
 export function revisionDetail(w: WebAppObject, revision: number): string {
   const records = w.status?.rollouts ?? [];
-  const r = records.find((x) => x.revision === revision);
-  if (!r) {
-    const known = records.map((x) => x.revision).join(", ") || "none";
-    throw new UsageError(`--revision ${revision}: webapp "${w.metadata.name}" has no such revision (it has: ${known})`);
-  }
+  const r = recordNamed(w, revision, "--revision");
   const state = recordState(r, r === records[records.length - 1]);
   return [
     `webapp "${w.metadata.name}" revision ${r.revision}: ${state}`,

@@ -17,10 +17,10 @@ import { parseWebApp } from "../../api/parse.ts";
 import type { RolloutRecord } from "../../api/rollout-history.ts";
 import { SINGULAR, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
 import { podTemplateDigest } from "../../operator/desired.ts";
-import { UsageError } from "../_errors.ts";
 import { type DryRun, dryRunFlag, parsePositiveInt, typed } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
 import { out } from "../_output.ts";
+import { recordNamed } from "./rollout-history.ts";
 import { getWebApp, patchWebApp } from "./_webapp-io.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
@@ -37,8 +37,7 @@ export function planUndo(w: WebAppObject, toRevision: number | undefined, imageO
     throw new Error(
       `${name} has an invalid spec (${parsed.issues[0]?.path}: ${parsed.issues[0]?.message}); fix it first`,
     );
-  const records = w.status?.rollouts ?? [];
-  const record = targetOf(name, records, toRevision);
+  const record = targetOf(w, toRevision);
   const webapp = parsed.webapp;
   const current = podTemplateDigest(webapp);
   if (current === record.digest) return { kind: "unchanged", record };
@@ -52,20 +51,18 @@ export function planUndo(w: WebAppObject, toRevision: number | undefined, imageO
   return { kind: "patch", record };
 }
 
-function targetOf(name: string, records: readonly RolloutRecord[], toRevision: number | undefined): RolloutRecord {
-  const known = records.map((r) => r.revision).join(", ");
+function targetOf(w: WebAppObject, toRevision: number | undefined): RolloutRecord {
+  const name = `webapp "${w.metadata.name}"`;
+  const records = w.status?.rollouts ?? [];
   if (records.length === 0)
     throw new Error(`${name} has no rollout history yet (devctl webapp rollout history shows it once it has)`);
-  if (toRevision !== undefined) {
-    const r = records.find((x) => x.revision === toRevision);
-    if (!r) throw new UsageError(`--to-revision ${toRevision}: ${name} has no such revision (it has: ${known})`);
-    return r;
-  }
+  if (toRevision !== undefined) return recordNamed(w, toRevision, "--to-revision");
   const earlier = records.slice(0, -1).filter((r) => r.readyAt !== undefined);
   const r = earlier[earlier.length - 1];
   if (!r) {
     const current = records[records.length - 1];
     const why = current?.readyAt ? `only the current one (${current.revision}) became Ready` : "none became Ready";
+    const known = records.map((x) => x.revision).join(", ");
     throw new Error(`${name} has no earlier Ready revision to go back to (revisions ${known}: ${why})`);
   }
   return r;
