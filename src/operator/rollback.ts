@@ -10,8 +10,8 @@
  *   verdict is `waiting`, with how long.
  * - Decided from stored state only, so any leader decides the same: a leader that dies after running the rollback
  *   and before reporting it is followed by one that decides the same (its Deployment already says so: nothing to
- *   write) and reports it. Once
- *   reported (the record's rolledBackAt), it holds until the spec's revision changes: no further failure check.
+ *   write) and reports it. Once reported (the record's rolledBackAt), it holds until the spec's revision changes: no
+ *   further failure check.
  * - Never loops: one rollback per failed revision; the revision rolled back to is never rolled back in turn.
  * - Never crosses a change the user made outside the pod template: the Deployment is the spec's, with the image of
  *   the last Ready revision. That must give that revision's pod template again (podTemplateDigest); when it does not
@@ -41,7 +41,8 @@ export function rollbackVerdict(webapp: WebApp, enabledByDefault: boolean, now: 
   const status = webapp.status;
   const records = status?.rollouts ?? [];
   const failed = records[records.length - 1];
-  if (!failed || !isRecordOf(failed, revisionOf(webapp)) || failed.readyAt) return { kind: "none" };
+  // Cheap checks first: the digest (revisionOf) is only worth computing for a record that never became Ready.
+  if (!failed || failed.readyAt || !isRecordOf(failed, revisionOf(webapp))) return { kind: "none" };
   const to = records.find((r) => r.revision === status?.lastReadyRevision && r !== failed);
   if (!to || to.digest === failed.digest) return { kind: "none" }; // nothing else to go back to
   if (failed.rolledBackAt) return { kind: "rollBack", failed, to, first: false };
