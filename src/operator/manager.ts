@@ -12,7 +12,7 @@
  *   takes over within about one retry period, then caches, servers and the recorder stop (exit 0).
  */
 import { hostname } from "node:os";
-import type { WebApp, WebAppObject } from "../api/webapp.ts";
+import type { WebAppObject } from "../api/webapp.ts";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { createKubeClient } from "../kube/client.ts";
 import { INGRESS_CLASSES } from "../kube/resources.ts";
@@ -25,7 +25,8 @@ import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runt
 import { createInformer, createUnservedInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { Manager, type ManagerOutcome, onStop } from "../runtime/manager.ts";
+import { Manager, type ManagerOutcome, onStop, type Runnable } from "../runtime/manager.ts";
+import { registerWebAppMetrics } from "./webapp-metrics.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
@@ -108,11 +109,20 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     reportingInstance: identity,
     gate: createQuietGate({ clock, activity, quietMs, maxDelayMs }),
   });
-  const controller = webAppController(client, caches, { recorder, activity, unserved }, metrics, opts, clock);
+  const leadership = leadershipFlag();
+  const controller = webAppController(
+    client,
+    caches,
+    { recorder, activity, unserved, leading: leadership.leading },
+    metrics,
+    opts,
+    clock,
+  );
   const elector = opts.leaderElection ? leaderElector(client, opts.leaderElection, identity, metrics, opts) : undefined;
   const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
   const informers = allInformers(caches);
   for (const informer of informers) manager.add(informer);
+  watchStaleGauge(metrics, informers);
   const endpoints = serveEndpoints({
     ...(opts.metricsAddress ? { metricsAt: parseAddress(opts.metricsAddress, "--metrics-bind-address") } : {}),
     ...(opts.healthAddress ? { healthAt: parseAddress(opts.healthAddress, "--health-probe-bind-address") } : {}),
@@ -125,6 +135,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   manager.add(onStop("event recorder", () => recorder.flush()));
   const synced = () => informers.every((c) => c.hasSynced());
   manager.add(releaseStartupPagesWhenQuiet({ ready: synced, clock, logger: log }));
+  manager.add(leadership.runnable);
   manager.add({
     description: `controller ${CONTROLLER_NAME}`,
     needLeaderElection: true,
@@ -215,7 +226,8 @@ function webAppController(
     recorder,
     activity,
     unserved,
-  }: { recorder: EventRecorder; activity: Activity; unserved: ReadonlySet<ChildKindName> },
+    leading,
+  }: { recorder: EventRecorder; activity: Activity; unserved: ReadonlySet<ChildKindName>; leading: () => boolean },
   metrics: RuntimeMetrics,
   opts: OperatorOptions,
   clock: Clock,
@@ -233,7 +245,7 @@ function webAppController(
     clock,
     logger,
     autoRollback: opts.autoRollback ?? false,
-    rolledBack: rollbackCounter(metrics),
+    reported: registerWebAppMetrics(metrics.registry, { list: () => webapps.list(), leading }),
   });
   const builder = controllerBuilder().for(webapps, WEBAPP_RESOURCE);
   for (const k of CHILD_KINDS) {
@@ -253,14 +265,35 @@ function webAppController(
   });
 }
 
-/** devctl_webapp_rollbacks_total{namespace}: the rollbacks this operator ran (rollback.ts), counted once each. */
-function rollbackCounter(metrics: RuntimeMetrics): (webapp: WebApp) => void {
-  const family = metrics.registry.counter({
-    name: "devctl_webapp_rollbacks_total",
-    help: "Failed WebApp rollouts the operator rolled back to the last Ready revision (spec.rollout.autoRollback)",
-    labelNames: ["namespace"],
-  });
-  return (webapp) => family.with({ namespace: webapp.metadata.namespace }).inc();
+/** devctl_watch_stale{resource}: 1 while a cache's watch is stale (what /readyz reports), for OperatorWatchStalled. */
+function watchStaleGauge(metrics: RuntimeMetrics, informers: Informer<KubeObject>[]): void {
+  metrics.registry.collected(
+    {
+      name: "devctl_watch_stale",
+      help: "1 while the watch behind a cache is not open or has been silent past its inactivity limit",
+      labelNames: ["resource"],
+    },
+    (emit) => {
+      for (const i of informers) emit({ resource: i.description }, i.isStale() ? 1 : 0);
+    },
+  );
+}
+
+/** True while this replica leads (or always, without leader election): the WebApp metrics are the leader's. */
+function leadershipFlag(): { leading: () => boolean; runnable: Runnable } {
+  let leads = false;
+  return {
+    leading: () => leads,
+    runnable: {
+      description: "leadership flag (WebApp metrics)",
+      needLeaderElection: true,
+      start: async (stop) => {
+        leads = true;
+        if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+        leads = false;
+      },
+    },
+  };
 }
 
 function leaderElector(

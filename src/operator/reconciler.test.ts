@@ -1,3 +1,4 @@
+import { rolloutChanges } from "./webapp-metrics.ts";
 import { describe, expect, test } from "bun:test";
 import {
   DEPLOYMENT_RESOURCE,
@@ -81,7 +82,9 @@ function world(
       clock,
       logger: silent,
       ...(opts.autoRollback ? { autoRollback: true } : {}),
-      rolledBack: (app) => void rollbacks.push(app.metadata.name),
+      reported: (app, written) => {
+        for (const _ of rolloutChanges(app.status, written).rolledBack) rollbacks.push(app.metadata.name ?? "");
+      },
     });
   let reconciler = start();
   const keyOf = (o: { metadata: KubeObject["metadata"] }) => `${o.metadata.namespace}/${o.metadata.name}`;

@@ -40,6 +40,7 @@ import { WebAppMemory, WRITTEN_TTL_MS, WrittenChildren } from "./expectations.ts
 import { isControlledBy } from "./diff.ts";
 import { podFailures } from "./pod-failures.ts";
 import { ingressName } from "./desired.ts";
+import type { StatusReported } from "./webapp-metrics.ts";
 import { type RollbackVerdict, rollbackProblem, rollbackVerdict, rolledBackTo } from "./rollback.ts";
 import { computeStatus, type LiveChildren, type Problem, podProblems } from "./status.ts";
 import { writeStatus } from "./status-write.ts";
@@ -69,8 +70,8 @@ export interface ReconcilerDeps {
   logger: Logger;
   /** Roll back failed revisions of WebApps that do not say (spec.rollout.autoRollback); default false. */
   autoRollback?: boolean;
-  /** Told of each rollback once, when a status first reports it (the rollback metric). */
-  rolledBack?: (webapp: WebApp) => void;
+  /** Told of each status written, with the WebApp as it was before (the rollout metrics: webapp-metrics.ts). */
+  reported?: StatusReported;
 }
 
 /** The reconciler's two memories (expectations.ts): the children it wrote, and a record per WebApp. */
@@ -182,12 +183,12 @@ async function settle(
   if (failure === undefined && !stillCached(deps, live)) return requeue(IN_TURN);
   const written = await writeStatus(deps, req, webapp, status, signal, leave);
   memory.webapps.set(uid, { statusLeftAt: leave && written === "left" ? deps.clock.now() : undefined });
+  if (written === "written") deps.reported?.(webapp, status);
   if (written === "written" && rollback.kind === "rollBack" && rollback.first) {
     // Once per rollback: its first report (the stored status has no rolledBackAt until then).
     const { reason, message } = rollbackProblem(rollback);
     deps.recorder.event(webapp, "Warning", reason, message);
     deps.logger.warn(`WebApp ${req.key}: ${message}`);
-    deps.rolledBack?.(parsed);
   }
   if (failure) throw failure;
   if (written === "left" && !req.superseded()) return requeue(IN_TURN);

@@ -83,6 +83,23 @@ describe("Registry exposition (text format 0.0.4)", () => {
     expect(r.expose()).toContain("now 2\n");
   });
 
+  test("a collected family prints what its collector emits at each scrape, and nothing once it emits none", () => {
+    const r = new Registry();
+    let apps = ["b", "a"];
+    r.collected({ name: "app_info", help: "One per app.", labelNames: ["name", "image"] }, (emit) => {
+      for (const a of apps) emit({ image: `img:${a}`, name: a }, 1);
+    });
+    expect(r.expose()).toBe(
+      '# HELP app_info One per app.\n# TYPE app_info gauge\napp_info{image="img:b",name="b"} 1\napp_info{image="img:a",name="a"} 1\n',
+    );
+    apps = [];
+    expect(r.expose()).toBe("");
+    apps = ["c"];
+    expect(r.expose()).toContain('app_info{image="img:c",name="c"} 1');
+    r.collected({ name: "wrong", help: "x", labelNames: ["a"] }, (emit) => emit({ b: "1" }, 1));
+    expect(() => r.expose()).toThrow(/takes labels \[a\]/);
+  });
+
   test("misuse throws: wrong labels, duplicate names, decreasing counters, bad buckets", () => {
     const r = new Registry();
     const c = r.counter({ name: "c_total", help: "C.", labelNames: ["a"] });
