@@ -1,5 +1,5 @@
 /**
- * Test tools built from their Go modules and cached outside the clone (actionlint, helm).
+ * Test tools built from their Go modules and cached outside the clone (actionlint, helm, promtool, prometheus).
  *
  * Properties:
  * - A tool lives at ~/.cache/devctl/<name>/<version>/<name> (DEVCTL_CACHE_DIR moves ~/.cache/devctl),
@@ -24,6 +24,19 @@ export const ACTIONLINT: GoTool = {
   version: "v1.7.12",
 };
 export const HELM: GoTool = { name: "helm", module: "helm.sh/helm/v4/cmd/helm", version: "v4.3.2" };
+/** Prometheus 3.16 (its Go module versions are v0.3xx): promtool checks and unit-tests the alerts. */
+const PROMETHEUS_MODULE_VERSION = "v0.316.0";
+export const PROMTOOL: GoTool = {
+  name: "promtool",
+  module: "github.com/prometheus/prometheus/cmd/promtool",
+  version: PROMETHEUS_MODULE_VERSION,
+};
+/** The server, for the end-to-end alert test (no web UI assets: its HTTP API is what the test reads). */
+export const PROMETHEUS: GoTool = {
+  name: "prometheus",
+  module: "github.com/prometheus/prometheus/cmd/prometheus",
+  version: PROMETHEUS_MODULE_VERSION,
+};
 
 export function goToolPath(t: GoTool): string {
   const cache = process.env.DEVCTL_CACHE_DIR ?? join(homedir(), ".cache", "devctl");
@@ -57,6 +70,6 @@ export function ensureGoTool(t: GoTool): string {
 }
 
 if (import.meta.main) {
-  const wanted = [ACTIONLINT, HELM].filter((t) => process.argv.slice(2).includes(t.name));
+  const wanted = [ACTIONLINT, HELM, PROMTOOL, PROMETHEUS].filter((t) => process.argv.slice(2).includes(t.name));
   for (const t of wanted) console.log(ensureGoTool(t));
 }

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildManifests, clusterRoleName, defaultImage, type InstallOptions } from "../src/install/manifests.ts";
+import { clusterRoleName, defaultImage, type InstallOptions } from "../src/install/manifests.ts";
+import { packageObjects } from "../src/install/packages.ts";
 import type { KubeObject } from "../src/kube/types.ts";
 import { ensureGoTool, HELM } from "./_gotool.ts";
 import { DEPLOYMENTS, devctl, eventually, getOrUndefined, kubeconfig, kubectl, NAMESPACES, sh } from "./_support.ts";
@@ -43,7 +44,7 @@ const withoutCancelledReads = (stderr: string) =>
     .split("\n")
     .filter((l) => !/^[IEW]\d{4} [\d:.]+\s+\d+ [\w.-]+\.go:\d+\] .*context canceled/.test(l))
     .join("\n");
-const installs = (o: InstallOptions) => byName(JSON.parse(JSON.stringify(buildManifests(o))));
+const installs = (o: InstallOptions) => byName(JSON.parse(JSON.stringify(packageObjects(o))));
 
 function write(format: string, args: string[] = []): string {
   const dir = join(scratch, `${format}-${Math.random().toString(36).slice(2, 6)}`);
@@ -56,12 +57,18 @@ function write(format: string, args: string[] = []): string {
 }
 
 describe("the kustomize base", () => {
-  test("kubectl kustomize renders exactly install's objects", () => {
-    const dir = write("kustomize", ["-n", "platform", "--replicas", "1"]);
+  test("kubectl kustomize renders exactly install's objects, with --monitoring the monitoring ones too", () => {
+    const dir = write("kustomize", ["-n", "platform", "--replicas", "1", "--monitoring"]);
     const r = kubectl(["kustomize", dir]);
     expect(r.code).toBe(0);
     expect(byName(docs(r.stdout))).toEqual(
-      installs({ namespace: "platform", image: defaultImage(version()), replicas: 1, version: version() }),
+      installs({
+        namespace: "platform",
+        image: defaultImage(version()),
+        replicas: 1,
+        version: version(),
+        monitoring: true,
+      }),
     );
   });
 });
@@ -94,6 +101,7 @@ describe("the Helm chart", () => {
         tolerations: [{ key: "dedicated", operator: "Equal", value: "ops", effect: "NoSchedule" }],
         resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "1Gi" } },
         autoRollback: true,
+        monitoring: { enabled: true },
       }),
     );
     const r = helm(["template", "devctl", write("helm"), "--include-crds", "-f", values]);
@@ -111,6 +119,7 @@ describe("the Helm chart", () => {
         memoryRequest: "128Mi",
         memoryLimit: "1Gi",
         autoRollback: true,
+        monitoring: true,
       }),
     );
   }, 600_000);

@@ -20,6 +20,8 @@ import { containerResources, type ContainerResources } from "./resources.ts";
 
 export const OPERATOR_CONTAINER_NAME = "operator";
 export const METRICS_PORT = 8080;
+/** The container port's name; the metrics Service and ServiceMonitor (monitoring.ts) refer to it by name. */
+export const METRICS_PORT_NAME = "metrics";
 export const HEALTH_PORT = 8081;
 /** `operator run`'s default --shutdown-timeout is 30 s; Kubernetes must wait longer than that. */
 export const TERMINATION_GRACE_SECONDS = 40;
@@ -107,7 +109,7 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
               // The leader-election identity starts with the pod's name (operator/identity.ts).
               env: [{ name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } }],
               ports: [
-                { name: "metrics", containerPort: METRICS_PORT, protocol: "TCP" },
+                { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: "TCP" },
                 { name: "health", containerPort: HEALTH_PORT, protocol: "TCP" },
               ],
               livenessProbe: probe("/healthz", 10, 3),

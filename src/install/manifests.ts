@@ -47,6 +47,8 @@ export const OPERATOR_DEFAULT_REPLICAS = 2;
 /** Far more than leader election can use; a guard against typos. */
 export const OPERATOR_MAX_REPLICAS = 10;
 export const OPERATOR_NAME = "webapp-operator";
+/** The metrics Service's name (`--monitoring`), which the Prometheus Operator makes the scrape job's name. */
+export const METRICS_JOB = `${OPERATOR_NAME}-metrics`;
 export const SERVICE_ACCOUNT_NAME = OPERATOR_NAME;
 export { LEASE_NAME };
 export const APP_NAME_LABEL = "app.kubernetes.io/name";
@@ -68,6 +70,11 @@ export interface InstallOptions {
   memoryLimit?: string;
   /** The operator's default for WebApps without spec.rollout.autoRollback (default off). */
   autoRollback?: boolean;
+  /**
+   * `operator manifests --monitoring`: add the metrics Service, ServiceMonitor, PrometheusRule and dashboard
+   * (monitoring.ts). Never applied by install, which must not depend on the Prometheus Operator's CRDs.
+   */
+  monitoring?: boolean;
 }
 
 /** The image of this devctl's release. Built from source the version is "dev". */

@@ -27,6 +27,7 @@ describe("packageFiles", () => {
       "templates/clusterrole-webapp-operator-namespace.yaml",
       "templates/clusterrolebinding-webapp-operator-namespace.yaml",
       "templates/deployment-webapp-operator.yaml",
+      "templates/monitoring.yaml",
       "templates/namespace-namespace.yaml",
       "templates/role-webapp-operator-leader-election.yaml",
       "templates/rolebinding-webapp-operator-leader-election.yaml",
@@ -55,6 +56,7 @@ describe("packageFiles", () => {
       tolerations: [],
       resources: { requests: { cpu: "50m", memory: "224Mi" }, limits: { memory: "384Mi" } },
       autoRollback: false,
+      monitoring: { enabled: false },
     });
     expect(Bun.YAML.parse(packageFiles("helm", opts)["Chart.yaml"]!)).toMatchObject({
       apiVersion: "v2",

@@ -9,7 +9,7 @@
  *   renders it with helm itself, also with values set, and compares).
  * - yaml: one stream (devctl-operator.yaml). kustomize: that stream plus a kustomization.yaml listing it.
  * - helm: Chart.yaml, values.yaml (namespace, image, replicas, imagePullPolicy, imagePullSecrets,
- *   nodeSelector, tolerations, resources, autoRollback), the CRD under crds/ (Helm installs it first and never
+ *   nodeSelector, tolerations, resources, autoRollback, monitoring.enabled), the CRD under crds/ (Helm installs it first and never
  *   deletes it, like uninstall keeps it), every other object under templates/.
  */
 import { toYaml, toYamlDocuments } from "../api/yaml.ts";
@@ -21,6 +21,7 @@ import {
   type InstallOptions,
   versionLabelValue,
 } from "./manifests.ts";
+import { buildMonitoring } from "./monitoring.ts";
 import { containerResources } from "./resources.ts";
 
 export const FORMATS = ["yaml", "helm", "kustomize"] as const;
@@ -28,13 +29,18 @@ export type PackageFormat = (typeof FORMATS)[number];
 export const CHART_NAME = "devctl-operator";
 export const STREAM_FILE = "devctl-operator.yaml";
 
+/** What a package holds: install's objects, then with `monitoring` the monitoring ones (monitoring.ts). */
+export function packageObjects(o: InstallOptions): KubeObject[] {
+  return [...buildManifests(o), ...(o.monitoring ? buildMonitoring(o.namespace) : [])];
+}
+
 export function packageFiles(format: PackageFormat, o: InstallOptions): Record<string, string> {
   switch (format) {
     case "yaml":
-      return { [STREAM_FILE]: toYamlDocuments(buildManifests(o)) };
+      return { [STREAM_FILE]: toYamlDocuments(packageObjects(o)) };
     case "kustomize":
       return {
-        [STREAM_FILE]: toYamlDocuments(buildManifests(o)),
+        [STREAM_FILE]: toYamlDocuments(packageObjects(o)),
         "kustomization.yaml": toYaml({
           apiVersion: "kustomize.config.k8s.io/v1beta1",
           kind: "Kustomization",
@@ -93,6 +99,9 @@ function helmChart(o: InstallOptions): Record<string, string> {
     if (obj.kind === "CustomResourceDefinition") files[`crds/${obj.metadata.name}.yaml`] = toYaml(obj);
     else files[`templates/${name}`] = template(obj);
   }
+  // Alert texts hold Prometheus templates ({{ $labels.name }}): Helm must print them, not run them.
+  const monitoring = buildMonitoring(S.namespace).map((obj) => template(obj, (t) => t.replaceAll("{{", '{{ "{{" }}')));
+  files["templates/monitoring.yaml"] = `{{- if .Values.monitoring.enabled }}\n${monitoring.join("---\n")}{{- end }}\n`;
   return files;
 }
 
@@ -110,6 +119,7 @@ export function defaultValues(o: InstallOptions) {
       ...(o.memoryLimit ? { limit: o.memoryLimit } : {}),
     }),
     autoRollback: o.autoRollback ?? false,
+    monitoring: { enabled: o.monitoring ?? false },
   };
 }
 
@@ -120,7 +130,8 @@ export function chartVersion(version: string): string {
     : `0.0.0-${versionLabelValue(version).replace(/[^0-9A-Za-z.-]/g, "-")}`;
 }
 
-function template(obj: KubeObject): string {
+/** `quote` runs on the object's YAML before the chart's own template expressions are put in. */
+function template(obj: KubeObject, quote: (yaml: string) => string = (t) => t): string {
   let affinity = "";
   let body = obj;
   if (obj.kind === "Deployment") {
@@ -151,7 +162,7 @@ function template(obj: KubeObject): string {
     };
     body = { ...obj, spec };
   }
-  return toYaml(body)
+  return quote(toYaml(body))
     .split("\n")
     .map((line) => {
       const m = /^(\s*)(\w+): devctl-chart-block-(\w+)$/.exec(line);

@@ -20,6 +20,7 @@ export default defineCommand({
 Examples:
   devctl operator manifests | kubectl apply --server-side --field-manager=devctl -f -
   devctl operator manifests -n platform --replicas 1 > deploy/devctl-operator.yaml
+  devctl operator manifests --monitoring | kubectl apply --server-side -f -              # with alerts and dashboard
   devctl operator manifests --format helm --output charts/devctl-operator      # helm install devctl charts/devctl-operator
   devctl operator manifests --format kustomize --output deploy/devctl          # kubectl apply -k deploy/devctl`,
   },
@@ -29,6 +30,13 @@ Examples:
       { default: "yaml", description: "What to write: a YAML stream, a Helm chart or a kustomize base" },
       FORMATS,
     ),
+    monitoring: {
+      type: "boolean",
+      default: false,
+      description:
+        "Add the metrics Service, a ServiceMonitor, a PrometheusRule (alerts with runbooks) and a Grafana dashboard " +
+        "ConfigMap, for clusters that run the Prometheus Operator (Helm: monitoring.enabled)",
+    },
     output: {
       type: "string",
       description:
@@ -37,7 +45,7 @@ Examples:
   },
   run({ args }) {
     const format = parseChoice(args.format, "format", FORMATS);
-    const opts = installOptionsFrom(args);
+    const opts = { ...installOptionsFrom(args), ...(args.monitoring ? { monitoring: true } : {}) };
     const files = packageFiles(format, opts);
     if (!args.output) {
       if (format !== "yaml") throw new UsageError(`--format ${format} writes several files: pass --output DIR`);
