@@ -121,6 +121,29 @@ describe("with the operator's --auto-rollback", () => {
     expect(fixed.status?.lastReadyRevision).toBe(3);
   });
 
+  test("a revision that changed its env with the image is rolled back whole; undo sets both back in the spec", async () => {
+    const old = [{ name: "MODE", value: "old" }];
+    const spec = { image: "nginx:1.25", replicas: 1, port: 8080, env: old, rollout: { failureThreshold: "2s" } };
+    await kube.create(WEBAPPS, webapp("whole", ns.name, spec));
+    await ready("whole");
+    const change = { image: CRASH, env: [{ name: "MODE", value: "new" }], replicas: 2 };
+    await kube.patch(WEBAPPS, "whole", ns.name, { spec: change }, "merge");
+    await until("whole", "Stalled RolledBack", (w) => conditionOf(w, "Stalled")?.reason === "RolledBack");
+    type Container = { image: string; env?: { name: string; value: string }[] };
+    const dep = await kube.get<Dep & { spec: { replicas: number } }>(DEPLOYMENTS, "whole-deployment", ns.name);
+    const container = dep.spec.template.spec.containers[0] as Container;
+    expect([container.image, container.env, dep.spec.replicas]).toEqual(["nginx:1.25", old, 2]);
+
+    const r = devctl(["webapp", "rollout", "undo", "whole", "-n", ns.name]);
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("rolled back to revision 1 (image nginx:1.25)"),
+    });
+    expect((await get("whole")).spec).toMatchObject({ image: "nginx:1.25", env: old, replicas: 2 });
+    const w = await ready("whole");
+    expect(conditionOf(w, "Stalled")).toBeUndefined();
+  });
+
   test("spec.rollout.autoRollback false keeps the failing revision running, Stalled with the pods' reason", async () => {
     const spec = {
       image: "nginx:1.25",

@@ -140,3 +140,21 @@ test("a failure soon after Ready (a crash after the container started) unmakes R
   expect(settled.rollouts?.[0]?.failedAt).toBeUndefined();
   expect(settled.lastReadyRevision).toBe(1);
 });
+
+test("a record marked Ready keeps its spec's pod-template fields (podSpec); a failed one, or one unmade, none", () => {
+  const spec = { image: "app:v2", port: 8080, replicas: 3, env: [{ name: "MODE", value: "x" }] };
+  const V2s: Revision = { ...V2, spec };
+  const s = run([
+    [V1, ready, "2026-12-05T10:00:00Z"],
+    [V2s, rolling, "2026-12-05T10:01:00Z"],
+    [V2s, ready, "2026-12-05T10:01:05Z"],
+  ]);
+  expect(JSON.parse(s.rollouts?.[1]?.podSpec ?? "")).toEqual({
+    image: "app:v2",
+    port: 8080,
+    env: [{ name: "MODE", value: "x" }],
+  });
+  const unmade = run([[V2s, crash, "2026-12-05T10:01:40Z"]], s);
+  expect(unmade.rollouts?.[1]?.podSpec).toBeUndefined();
+  expect(unmade.rollouts?.[1]?.failedAt).toBe("2026-12-05T10:01:40Z");
+});

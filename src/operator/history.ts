@@ -11,14 +11,15 @@
  *   probe that keeps the pods unready) marks it failed (once, while it was never Ready, or Ready for less than
  *   READY_SETTLE_MS: then it loses its Ready mark, and lastReadyRevision goes back to the Ready one before it); a
  *   pass that runs the last Ready revision instead (rollback.ts) marks it rolled back (once; it is then neither
- *   marked Ready nor failed again). Older records never change.
+ *   marked Ready nor failed again). Older records never change. A record marked Ready keeps the pod-template
+ *   fields of its spec (podSpec), what a rollback to it sets back.
  * - A revision is its template digest, restart annotation and spec.rollout.retry: a new retry token after a rollback
  *   is a new revision, tried afresh.
  * - Level-based and stable: an unchanged state gives the stored history back, so it costs no write by itself. Every
  *   change falls in a pass whose status changes anyway (a new generation or restart, Ready or Stalled turning True),
  *   so the history adds no request.
  */
-import { HISTORY_LIMIT, RECORD_MESSAGE_MAX, type RolloutRecord } from "../api/rollout-history.ts";
+import { HISTORY_LIMIT, podSpecOf, RECORD_MESSAGE_MAX, type RolloutRecord } from "../api/rollout-history.ts";
 import { RESTARTED_AT_ANNOTATION, type WebApp, type WebAppSpec, type WebAppStatus } from "../api/webapp.ts";
 import type { ObjectMeta } from "../kube/types.ts";
 import type { Progress } from "../readiness/kstatus.ts";
@@ -31,6 +32,8 @@ export interface Revision {
   digest: string;
   restartedAt?: string;
   retry?: string;
+  /** The spec it comes from: its pod-template fields are kept on the record once it is Ready (podSpecOf). */
+  spec?: WebAppSpec;
 }
 
 /** The revision a WebApp's spec asks for. */
@@ -43,6 +46,7 @@ export function revisionOf(webapp: { metadata: ObjectMeta; spec: WebAppSpec }): 
     digest: podTemplateDigest(named),
     ...(restartedAt !== undefined ? { restartedAt } : {}),
     ...(retry !== undefined ? { retry } : {}),
+    spec: webapp.spec,
   };
 }
 
@@ -101,7 +105,7 @@ export function nextHistory(
           ...(current.retry !== undefined ? { retry: current.retry } : {}),
           startedAt: now,
         };
-  const marked = rolledBack ? markRolledBack(newest, now) : mark(newest, progress, now);
+  const marked = rolledBack ? markRolledBack(newest, now) : mark(newest, progress, now, current.spec);
   if (same && marked === last) return kept;
   const rollouts = [...records.slice(0, same ? -1 : undefined), marked].slice(-HISTORY_LIMIT);
   return { rollouts, ...lastReady(stored?.lastReadyRevision, newest, marked, records) };
@@ -130,16 +134,22 @@ function lastReady(
  */
 export const READY_SETTLE_MS = 120_000;
 
-/** The record with what this pass found of it: Ready, or a failed rollout; the same object when nothing is new. */
-function mark(r: RolloutRecord, progress: Progress, now: string): RolloutRecord {
+/**
+ * The record with what this pass found of it: Ready (with the pod-template fields of `spec`, for a rollback to it),
+ * or a failed rollout; the same object when nothing is new.
+ */
+function mark(r: RolloutRecord, progress: Progress, now: string, spec: WebAppSpec | undefined): RolloutRecord {
   if (r.rolledBackAt) return r;
   if (r.readyAt) {
     const brief = Date.parse(now) - Date.parse(r.readyAt) < READY_SETTLE_MS;
     if (!brief || !isRolloutFailure(progress)) return r;
-    const { readyAt: _, ...unready } = r;
+    const { readyAt: _, podSpec: _spec, ...unready } = r;
     return failed(unready, progress, now);
   }
-  if (progress.kind === "ready") return { ...r, readyAt: now };
+  if (progress.kind === "ready") {
+    const podSpec = spec ? podSpecOf(spec) : undefined;
+    return { ...r, readyAt: now, ...(podSpec !== undefined ? { podSpec } : {}) };
+  }
   if (!r.failedAt && isRolloutFailure(progress)) return failed(r, progress, now);
   return r;
 }

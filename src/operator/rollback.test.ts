@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { RolloutRecord } from "../api/rollout-history.ts";
+import { podSpecOf, type RolloutRecord } from "../api/rollout-history.ts";
 import type { Condition, WebApp } from "../api/webapp.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { podTemplateDigest } from "./desired.ts";
@@ -91,7 +91,24 @@ describe("rollbackVerdict", () => {
     });
   });
 
-  test("a failed revision that changed more than the image is not rolled back, and the status says why", () => {
+  test("a failed revision that changed env and resources too is rolled back whole, from the Ready record's podSpec", () => {
+    const env = [{ name: "MODE", value: "new" }];
+    const r1 = { readyAt: at(0), podSpec: podSpecOf(good.spec) } as Partial<RolloutRecord>;
+    const w = failing({ env, replicas: 4, resources: { requests: { cpu: "100m" } } });
+    const status = w.status as NonNullable<WebApp["status"]>;
+    const withSpec = {
+      ...w,
+      status: { ...status, rollouts: [record(1, good, r1), ...(status.rollouts ?? []).slice(1)] },
+    };
+    const v = rollbackVerdict(withSpec, false, T0 + 70_000);
+    if (v.kind !== "rollBack") throw new Error(v.kind);
+    const back = rolledBackTo(withSpec, v.to);
+    expect(back.spec.env).toBeUndefined();
+    expect(back.spec.resources).toBeUndefined();
+    expect([back.spec.image, back.spec.replicas, podTemplateDigest(back)]).toEqual(["app:v1", 4, v.to.digest]);
+  });
+
+  test("a failed revision that changed more than the image since an image-only record is not rolled back, saying why", () => {
     const v = rollbackVerdict(failing({ port: 9090 }), false, T0 + 70_000);
     expect(v.kind).toBe("cannot");
     if (v.kind !== "cannot") return;

@@ -13,13 +13,15 @@
  *   write) and reports it. Once reported (the record's rolledBackAt), it holds until the spec's revision changes: no
  *   further failure check.
  * - Never loops: one rollback per failed revision; the revision rolled back to is never rolled back in turn.
- * - Never crosses a change the user made outside the pod template: the Deployment is the spec's, with the image of
- *   the last Ready revision. That must give that revision's pod template again (podTemplateDigest); when it does not
- *   (env, resources, probes... changed since as well), nothing is rolled back and the status says why (`cannot`).
+ * - Never crosses a change the user made outside the pod template: the Deployment is the spec's, with the pod-template
+ *   fields of the last Ready revision (its record's podSpec: image, env, resources, probes...; the image alone for a
+ *   record from before records kept it). That must give that revision's pod template again (podTemplateDigest); when
+ *   it does not (an image-only record and more than the image changed since), nothing is rolled back and the status
+ *   says why (`cannot`).
  * - Off unless spec.rollout.autoRollback or the operator's default (--auto-rollback) turns it on.
  */
 import { findCondition } from "../api/conditions.ts";
-import type { RolloutRecord } from "../api/rollout-history.ts";
+import { type RolloutRecord, withRecordPodSpec } from "../api/rollout-history.ts";
 import { failureThresholdMs } from "../api/rollout-policy.ts";
 import type { Condition, WebApp } from "../api/webapp.ts";
 import type { Progress } from "../readiness/kstatus.ts";
@@ -57,8 +59,8 @@ export function rollbackVerdict(webapp: WebApp, enabledByDefault: boolean, now: 
       to,
       why:
         `revision ${failed.revision} changed more than the image since revision ${to.revision}, the last Ready one, ` +
-        "so it is not rolled back automatically; fix the spec, or undo it (devctl webapp rollout undo --image-only " +
-        "sets the image alone)",
+        "whose record keeps only its image, so it is not rolled back automatically; fix the spec, or undo it " +
+        "(devctl webapp rollout undo --image-only sets the image alone)",
     };
   return { kind: "rollBack", failed, to, first: true };
 }
@@ -72,9 +74,12 @@ function storedProgress(conditions: readonly Condition[] | undefined): Pick<Prog
   return undefined;
 }
 
-/** The WebApp as a pass that rolls back converges it: its spec, with the image of revision `to`. */
+/**
+ * The WebApp as a pass that rolls back converges it: its spec with the pod-template fields revision `to` ran with
+ * (its podSpec; its image alone for a record written before records kept one).
+ */
 export function rolledBackTo(webapp: WebApp, to: RolloutRecord): WebApp {
-  return { ...webapp, spec: { ...webapp.spec, image: to.image } };
+  return { ...webapp, spec: withRecordPodSpec(webapp.spec, to) };
 }
 
 /** What the status says of a rollback, or of one that cannot be done: a Stalled reason and what to do. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { RolloutRecord } from "../../api/rollout-history.ts";
+import { podSpecOf, type RolloutRecord } from "../../api/rollout-history.ts";
 import type { WebApp } from "../../api/webapp.ts";
 import { podTemplateDigest } from "../../operator/desired.ts";
 import { planUndo } from "./rollout-undo.ts";
@@ -36,12 +36,27 @@ describe("rollout undo", () => {
     expect(planUndo(withHistory(webapp(), history), 3, false).kind).toBe("unchanged");
   });
 
-  test("refuses when more than the image changed since that revision, unless --image-only", () => {
+  test("an image-only record: refuses when more than the image changed since that revision, unless --image-only", () => {
     const older = [record(1, "app:v1", true, { port: 80 }), record(2, "app:v3", false)];
     expect(() => planUndo(withHistory(webapp(), older), 1, false)).toThrow(
-      /revision 1 differs from the current spec in more than the image .* pass --image-only to set spec.image to app:v1/,
+      /revision 1 differs from the current spec in more than the image, and its record keeps only the image .* pass --image-only to set spec.image to app:v1/,
     );
-    expect(planUndo(withHistory(webapp(), older), 1, true).kind).toBe("patch");
+    expect(planUndo(withHistory(webapp(), older), 1, true)).toMatchObject({ kind: "patch", spec: { image: "app:v1" } });
+  });
+
+  test("a record with its podSpec: every pod-template field goes back, and only those (replicas stays)", () => {
+    const was = { image: "app:v1", port: 80, command: ["/old"] };
+    const r1 = {
+      ...record(1, "app:v1", true, { port: 80, command: ["/old"] }),
+      podSpec: podSpecOf({ ...spec, ...was }),
+    };
+    const now = webapp({ env: [{ name: "MODE", value: "new" }], replicas: 5 });
+    const plan = planUndo(withHistory(now, [r1, record(2, "app:v3", false)]), 1, false);
+    expect(plan).toMatchObject({
+      kind: "patch",
+      spec: { image: "app:v1", port: 80, command: ["/old"], env: null },
+    });
+    if (plan.kind === "patch") expect(Object.keys(plan.spec).sort()).toEqual(["command", "env", "image", "port"]);
   });
 
   test("says why when there is nothing to go back to: no history, an unknown revision, no earlier Ready one", () => {

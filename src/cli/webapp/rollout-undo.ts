@@ -5,16 +5,18 @@
  *
  * Properties:
  * - The target is --to-revision N, else the newest revision before the current one that became Ready.
- * - A record keeps a revision's image and the digest of its pod template (status.rollouts). undo sets spec.image
- *   back, and first checks that this gives the revision's pod template again (podTemplateDigest, the operator's own
- *   function): when other template fields (env, resources, probes...) changed since, it refuses and says so, since
- *   it cannot restore them; --image-only sets the image anyway.
- * - One merge patch of spec.image, conditioned on the resourceVersion read (a change made meanwhile is a conflict,
- *   never overwritten); nothing is sent when the spec already gives that template. --dry-run=client|server.
+ * - A record keeps a revision's image and the digest of its pod template (status.rollouts), and once it became Ready
+ *   the spec fields that made that template (podSpec: image, env, resources, probes...). undo sets those fields
+ *   back (the image alone for a record without podSpec), and first checks that this gives the revision's pod
+ *   template again (podTemplateDigest, the operator's own function): when it does not (an image-only record, and
+ *   other template fields changed since), it refuses and says so; --image-only sets the image anyway.
+ * - Fields outside the pod template (replicas, autoscaling, expose, rollout) are never changed.
+ * - One merge patch of those spec fields, conditioned on the resourceVersion read (a change made meanwhile is a
+ *   conflict, never overwritten); nothing is sent when the spec already gives that template. --dry-run=client|server.
  */
 import { defineCommand } from "citty";
 import { parseWebApp } from "../../api/parse.ts";
-import type { RolloutRecord } from "../../api/rollout-history.ts";
+import { podSpecPatch, type RolloutRecord, withRecordPodSpec } from "../../api/rollout-history.ts";
 import { SINGULAR, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
 import { podTemplateDigest } from "../../operator/desired.ts";
 import { type DryRun, dryRunFlag, parsePositiveInt, typed } from "../_flags.ts";
@@ -24,7 +26,9 @@ import { recordNamed } from "./rollout-history.ts";
 import { getWebApp, patchWebApp } from "./_webapp-io.ts";
 import { DRY_RUN_NOTE } from "./delete.ts";
 
-export type UndoPlan = { kind: "patch"; record: RolloutRecord } | { kind: "unchanged"; record: RolloutRecord };
+export type UndoPlan =
+  | { kind: "patch"; record: RolloutRecord; spec: Record<string, unknown> }
+  | { kind: "unchanged"; record: RolloutRecord };
 
 /**
  * What undo does to `w` (pure): patch spec.image to the target's, or nothing. Why it cannot is an Error (exit 1), or a
@@ -41,14 +45,16 @@ export function planUndo(w: WebAppObject, toRevision: number | undefined, imageO
   const webapp = parsed.webapp;
   const current = podTemplateDigest(webapp);
   if (current === record.digest) return { kind: "unchanged", record };
-  const restored = podTemplateDigest({ ...webapp, spec: { ...webapp.spec, image: record.image } });
-  if (restored !== record.digest && !imageOnly)
-    throw new Error(
-      `revision ${record.revision} differs from the current spec in more than the image (its pod template digest is ` +
-        `${record.digest}; with image ${record.image} the spec gives ${restored}), and undo restores only the image: ` +
-        `re-apply the manifest of revision ${record.revision}, or pass --image-only to set spec.image to ${record.image}`,
-    );
-  return { kind: "patch", record };
+  const target = withRecordPodSpec(webapp.spec, record);
+  const restored = podTemplateDigest({ ...webapp, spec: target });
+  if (restored === record.digest) return { kind: "patch", record, spec: podSpecPatch(webapp.spec, target) };
+  if (imageOnly) return { kind: "patch", record, spec: { image: record.image } };
+  throw new Error(
+    `revision ${record.revision} differs from the current spec in more than the image, and its record keeps only ` +
+      `the image (its pod template digest is ${record.digest}; with image ${record.image} the spec gives ` +
+      `${restored}): re-apply the manifest of revision ${record.revision}, or pass --image-only to set spec.image ` +
+      `to ${record.image}`,
+  );
 }
 
 function targetOf(w: WebAppObject, toRevision: number | undefined): RolloutRecord {
@@ -73,8 +79,8 @@ export default defineCommand({
     name: "undo",
     description: `Roll a WebApp back to an earlier revision
 
-Sets spec.image back to that revision's, so the WebApp itself says what runs (a GitOps
-tool sees the change). Without --to-revision: the last revision before the current one
+Sets the spec's pod template fields (image, env, resources, probes...) back to that
+revision's, so the WebApp itself says what runs (a GitOps tool sees the change). Without --to-revision: the last revision before the current one
 that became Ready. See the revisions with: devctl webapp rollout history NAME
 
 Examples:
@@ -109,7 +115,7 @@ Examples:
       out(`${what} skipped rollback (the spec already gives the pod template of revision ${revision})`);
       return;
     }
-    const patch = { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { image } };
+    const patch = { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: plan.spec };
     await patchWebApp(client, { name: args.name, namespace }, patch, dryRun);
     out(`${what} rolled back to revision ${revision} (image ${image})${DRY_RUN_NOTE[dryRun]}`);
   },
