@@ -273,9 +273,7 @@ function watchStaleGauge(metrics: RuntimeMetrics, informers: Informer<KubeObject
       help: "1 while the watch behind a cache is not open or has been silent past its inactivity limit",
       labelNames: ["resource"],
     },
-    (emit) => {
-      for (const i of informers) emit({ resource: i.description }, i.isStale() ? 1 : 0);
-    },
+    () => informers.map((i) => [{ resource: i.description }, i.isStale() ? 1 : 0] as const),
   );
 }
 

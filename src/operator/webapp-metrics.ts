@@ -16,7 +16,7 @@
  */
 import type { RolloutRecord } from "../api/rollout-history.ts";
 import { type Condition, WEBAPP_DEFAULT_REPLICAS, type WebAppObject, type WebAppStatus } from "../api/index.ts";
-import type { Emit, Registry } from "../runtime/prometheus.ts";
+import type { Registry, Sample } from "../runtime/prometheus.ts";
 
 /** The condition types the operator writes (status.ts); a series per WebApp for each one present. */
 const CONDITION_TYPES: ReadonlySet<string> = new Set([
@@ -43,20 +43,19 @@ export interface WebAppMetricsSource {
 export type StatusReported = (webapp: WebAppObject, written: WebAppStatus) => void;
 
 export function registerWebAppMetrics(r: Registry, source: WebAppMetricsSource): StatusReported {
-  const each = (fn: (w: WebAppObject, labels: { namespace: string; name: string }, emit: Emit) => void) => {
-    return (emit: Emit) => {
+  const each = (fn: (w: WebAppObject, labels: { namespace: string; name: string }) => Iterable<Sample>) =>
+    function* (): Generator<Sample> {
       if (!source.leading()) return;
       for (const w of source.list()) {
         const { namespace = "", name = "" } = w.metadata;
-        fn(w, { namespace, name }, emit);
+        yield* fn(w, { namespace, name });
       }
     };
-  };
   r.collected(
     { name: "devctl_webapp_info", help: "Information about a WebApp: its spec.image", labelNames: INFO_LABELS },
-    each((w, id, emit) => {
+    each((w, id) => {
       const image = imageOf(w);
-      if (image !== undefined) emit({ ...id, image }, 1);
+      return image === undefined ? [] : [[{ ...id, image }, 1]];
     }),
   );
   r.collected(
@@ -65,10 +64,11 @@ export function registerWebAppMetrics(r: Registry, source: WebAppMetricsSource):
       help: "The WebApp's status conditions: 1 for each condition's current status and reason",
       labelNames: CONDITION_LABELS,
     },
-    each((w, id, emit) => {
-      for (const c of w.status?.conditions ?? [])
-        if (CONDITION_TYPES.has(c.type)) emit({ ...id, ...conditionLabels(c) }, 1);
-    }),
+    each((w, id) =>
+      (w.status?.conditions ?? [])
+        .filter((c) => CONDITION_TYPES.has(c.type))
+        .map((c): Sample => [{ ...id, ...conditionLabels(c) }, 1]),
+    ),
   );
   r.collected(
     {
@@ -76,9 +76,9 @@ export function registerWebAppMetrics(r: Registry, source: WebAppMetricsSource):
       help: "Pods the WebApp asks for: spec.replicas, or with spec.autoscaling what its autoscaler last decided",
       labelNames: ID_LABELS,
     },
-    each((w, id, emit) => {
+    each((w, id) => {
       const desired = desiredReplicas(w);
-      if (desired !== undefined) emit(id, desired);
+      return desired === undefined ? [] : [[id, desired]];
     }),
   );
   for (const [field, what] of REPLICA_FIELDS) {
@@ -88,7 +88,7 @@ export function registerWebAppMetrics(r: Registry, source: WebAppMetricsSource):
         help: `The WebApp's ${what} (status.${field})`,
         labelNames: ID_LABELS,
       },
-      each((w, id, emit) => emit(id, w.status?.[field] ?? 0)),
+      each((w, id) => [[id, w.status?.[field] ?? 0]]),
     );
   }
   return rolloutRecorders(r);

@@ -86,9 +86,9 @@ describe("Registry exposition (text format 0.0.4)", () => {
   test("a collected family prints what its collector emits at each scrape, and nothing once it emits none", () => {
     const r = new Registry();
     let apps = ["b", "a"];
-    r.collected({ name: "app_info", help: "One per app.", labelNames: ["name", "image"] }, (emit) => {
-      for (const a of apps) emit({ image: `img:${a}`, name: a }, 1);
-    });
+    r.collected({ name: "app_info", help: "One per app.", labelNames: ["name", "image"] }, () =>
+      apps.map((a) => [{ image: `img:${a}`, name: a }, 1] as const),
+    );
     expect(r.expose()).toBe(
       '# HELP app_info One per app.\n# TYPE app_info gauge\napp_info{image="img:b",name="b"} 1\napp_info{image="img:a",name="a"} 1\n',
     );
@@ -96,8 +96,26 @@ describe("Registry exposition (text format 0.0.4)", () => {
     expect(r.expose()).toBe("");
     apps = ["c"];
     expect(r.expose()).toContain('app_info{image="img:c",name="c"} 1');
-    r.collected({ name: "wrong", help: "x", labelNames: ["a"] }, (emit) => emit({ b: "1" }, 1));
+    r.collected({ name: "wrong", help: "x", labelNames: ["a"] }, () => [[{ b: "1" }, 1]]);
     expect(() => r.expose()).toThrow(/takes labels \[a\]/);
+  });
+
+  test("the exposition comes in chunks of whole lines, a large collected family in several", () => {
+    const r = new Registry();
+    r.counter({ name: "c_total", help: "C." });
+    r.collected({ name: "many", help: "Many.", labelNames: ["i"] }, function* () {
+      for (let i = 0; i < 2500; i++) yield [{ i: String(i) }, i];
+    });
+    const chunks = [...r.exposeChunks()];
+    expect(chunks.length).toBe(4); // c_total, then 2 + 2500 lines of "many" in pieces of 1000
+    expect(chunks.every((c) => c.endsWith("\n"))).toBe(true);
+    expect(chunks.join("")).toBe(r.expose());
+    expect(
+      r
+        .expose()
+        .split("\n")
+        .filter((l) => l.startsWith("many{")).length,
+    ).toBe(2500);
   });
 
   test("misuse throws: wrong labels, duplicate names, decreasing counters, bad buckets", () => {

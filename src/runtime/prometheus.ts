@@ -11,7 +11,7 @@
  *   sorted by name, each with `# HELP` and `# TYPE`, series sorted by label values, label pairs sorted
  *   by name (as the Go client does); histograms as cumulative `_bucket{le=...}` plus `_sum` and `_count`.
  * - Label values escape `\`, `"` and newline; HELP text escapes `\` and newline.
- * - A collected family (`collected`) keeps nothing between scrapes: its `collect` function emits every series at
+ * - A collected family (`collected`) keeps nothing between scrapes: its `collect` function yields every series at
  *   each exposition (kube-state-metrics style, for series that mirror objects in a cache: a deleted object's series
  *   is gone at the next scrape), in the order it emits them, with the family's fixed label names.
  *
@@ -53,8 +53,8 @@ export interface FamilyOptions {
 
 type Kind = "counter" | "gauge" | "histogram";
 
-/** Emits one series of a collected family: its label values and value. */
-export type Emit = (labels: Labels, value: number) => void;
+/** One series of a collected family: its labels and value. */
+export type Sample = readonly [labels: Labels, value: number];
 
 interface AnyFamily {
   readonly name: string;
@@ -64,8 +64,8 @@ interface AnyFamily {
   readonly labelNames: readonly string[];
   /** Series by the NUL-joined label values in `labelNames` order. */
   readonly series: Map<string, { values: string[]; lines(base: string): string[] }>;
-  /** For a collected family: emits its series at each exposition (`series` stays empty). */
-  readonly collect?: (emit: Emit) => void;
+  /** For a collected family: its series at each exposition (`series` stays empty). */
+  readonly collect?: () => Iterable<Sample>;
 }
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -162,10 +162,10 @@ export class Registry {
   }
 
   /**
-   * A gauge family whose series `collect` emits at each exposition, none kept between: for values that mirror a
+   * A gauge family whose series `collect` yields at each exposition, none kept between: for values that mirror a
    * cache. A series whose labels are not exactly the family's label names throws (a programming error).
    */
-  collected(opts: FamilyOptions, collect: (emit: Emit) => void): void {
+  collected(opts: FamilyOptions, collect: () => Iterable<Sample>): void {
     this.#register(
       opts,
       "gauge",
@@ -184,30 +184,37 @@ export class Registry {
 
   /** The text exposition format 0.0.4. */
   expose(): string {
+    return [...this.exposeChunks()].join("");
+  }
+
+  /**
+   * The same exposition in pieces of whole lines (each ending in a newline): a family at a time, a collected family
+   * CHUNK_LINES series at a time, so that a server can stream a large exposition without holding all of it.
+   */
+  *exposeChunks(): Generator<string> {
     for (const hook of this.#scrapeHooks) hook();
-    const out: string[] = [];
     const families = [...this.#families.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const fam of families) {
       if (fam.collect) {
-        out.push(...collectedLines(fam, fam.collect));
+        yield* collectedChunks(fam, fam.collect);
         continue;
       }
       if (fam.series.size === 0) continue;
-      out.push(`# HELP ${fam.name} ${escapeHelp(fam.help)}`, `# TYPE ${fam.name} ${fam.kind}`);
+      const out = [`# HELP ${fam.name} ${escapeHelp(fam.help)}`, `# TYPE ${fam.name} ${fam.kind}`];
       const keys = [...fam.series.keys()].sort();
       for (const key of keys) {
         const entry = fam.series.get(key);
         if (entry) out.push(...entry.lines(labelText(fam.labelNames, entry.values)));
       }
+      yield `${out.join("\n")}\n`;
     }
-    return out.length ? `${out.join("\n")}\n` : "";
   }
 
   #register<S>(
     opts: FamilyOptions,
     kind: Kind,
     make: (values: string[], fam: AnyFamily) => { s: S; lines(base: string): string[] },
-    collect?: (emit: Emit) => void,
+    collect?: () => Iterable<Sample>,
   ): Family<S> {
     const { name, help } = opts;
     if (!METRIC_NAME.test(name)) throw new RangeError(`invalid metric name "${name}"`);
@@ -246,16 +253,24 @@ export class Registry {
   }
 }
 
-/** A collected family's lines: HELP and TYPE, then each emitted series; nothing when it emits none. */
-function collectedLines(fam: AnyFamily, collect: (emit: Emit) => void): string[] {
-  const lines: string[] = [];
-  collect((labels, value) => {
+/** Series per chunk of a collected family: ~100 KB of text for WebApp series. */
+const CHUNK_LINES = 1000;
+
+/** A collected family's text: HELP and TYPE, then each series, CHUNK_LINES at a time; nothing when it has none. */
+function* collectedChunks(fam: AnyFamily, collect: () => Iterable<Sample>): Generator<string> {
+  let lines: string[] = [`# HELP ${fam.name} ${escapeHelp(fam.help)}`, `# TYPE ${fam.name} ${fam.kind}`];
+  let any = false;
+  for (const [labels, value] of collect()) {
     const values = fam.labelNames.map((l) => labels[l]);
     if (Object.keys(labels).length !== fam.labelNames.length || values.some((v) => typeof v !== "string")) {
       throw new RangeError(`metric "${fam.name}" takes labels [${fam.labelNames.join(", ")}]`);
     }
     lines.push(`${fam.name}${labelText(fam.labelNames, values as string[])} ${formatValue(value)}`);
-  });
-  if (lines.length === 0) return lines;
-  return [`# HELP ${fam.name} ${escapeHelp(fam.help)}`, `# TYPE ${fam.name} ${fam.kind}`, ...lines];
+    any = true;
+    if (lines.length >= CHUNK_LINES) {
+      yield `${lines.join("\n")}\n`;
+      lines = [];
+    }
+  }
+  if (any && lines.length > 0) yield `${lines.join("\n")}\n`;
 }
