@@ -8,6 +8,9 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "../..");
 
+/** The platforms `npm run release` builds an executable for, each as dist/release/devctl-<target>. */
+export const RELEASE_TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const;
+
 export function readVersion(): string {
   return (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 }

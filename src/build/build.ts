@@ -16,11 +16,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildTime, gitCommit, readVersion } from "./_meta.ts";
+import { buildTime, gitCommit, RELEASE_TARGETS, readVersion } from "./_meta.ts";
 import { SBOM_FILE, writeSbom } from "./sbom.ts";
 
 const root = resolve(import.meta.dir, "../..");
-const RELEASE_TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const;
 
 function compile(outfile: string, target?: string, metafile?: string): void {
   const version = readVersion();
