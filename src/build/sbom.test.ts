@@ -167,6 +167,13 @@ describe("the SBOM of devctl's own bundle", async () => {
     }
   });
 
+  test("holds no npm undici: Bun's built-in stands in, so package.json's override of undici changes no shipped code", () => {
+    expect(Object.keys(meta.inputs).filter((i) => packageOfInput(i)?.dir.endsWith("node_modules/undici"))).toEqual([]);
+    const imports = Object.values(meta.inputs).flatMap((i) => i.imports ?? []);
+    expect(imports.some((i) => i.path === "undici" && i.external)).toBe(true); // client-node imports it; Bun resolves it
+    expect(Object.keys((pkg as { overrides?: object }).overrides ?? {})).toEqual(["undici"]);
+  });
+
   test("lists no dev dependency, and every component is reached from devctl in its dependency graph", () => {
     const names = sbom.components.filter((c) => c.type === "library").map(fullName);
     for (const dev of Object.keys(pkg.devDependencies)) expect(names).not.toContain(dev);
