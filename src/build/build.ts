@@ -52,6 +52,7 @@ if (process.argv.includes("--release")) {
   const dir = join(root, "dist/release");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  const timestamp = buildTime().toISOString(); // first: a bad SOURCE_DATE_EPOCH fails before four builds
   const metaDir = mkdtempSync(join(tmpdir(), "devctl-metafiles-"));
   try {
     const metafiles = RELEASE_TARGETS.map((target) => {
@@ -59,7 +60,6 @@ if (process.argv.includes("--release")) {
       compile(join(dir, `devctl-${target}`), target, metafile);
       return metafile;
     });
-    const timestamp = buildTime().toISOString();
     writeSbom(metafiles, join(dir, SBOM_FILE), root, { commit: gitCommit(), bunVersion: Bun.version, timestamp });
     console.error(`wrote ${dir}/${SBOM_FILE}`);
   } finally {
