@@ -1,6 +1,7 @@
 /**
  * Builds the single devctl executable (`npm run build` -> dist/devctl) and, with --release, one
- * executable per supported platform plus SHA256SUMS (`npm run release` -> dist/release/).
+ * executable per supported platform, the CycloneDX SBOM of what they bundle (devctl.cdx.json, from each
+ * build's metafile: src/build/sbom.ts) and SHA256SUMS of all of them (`npm run release` -> dist/release/).
  *
  * Flags that matter: --minify --bytecode --format=esm (fast cold start; bytecode needs ESM); --splitting, so
  * that a module reached only by a dynamic import() is its own chunk of the executable, read and compiled only
@@ -12,14 +13,15 @@
  * both are baked in with --define.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { gitCommit, readVersion } from "./_meta.ts";
+import { buildTime, gitCommit, RELEASE_TARGETS, readVersion } from "./_meta.ts";
+import { SBOM_FILE, writeSbom } from "./sbom.ts";
 
 const root = resolve(import.meta.dir, "../..");
-const RELEASE_TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const;
 
-function compile(outfile: string, target?: string): void {
+function compile(outfile: string, target?: string, metafile?: string): void {
   const version = readVersion();
   const args = [
     "build",
@@ -28,7 +30,6 @@ function compile(outfile: string, target?: string): void {
     "--minify",
     "--bytecode",
     "--format=esm",
-    "--splitting",
     "--splitting",
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
@@ -39,6 +40,7 @@ function compile(outfile: string, target?: string): void {
     "--outfile",
     outfile,
     ...(target ? [`--target=bun-${target}`] : []),
+    ...(metafile ? [`--metafile=${metafile}`] : []),
   ];
   const started = performance.now();
   const r = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: "inherit", stderr: "inherit" });
@@ -50,16 +52,25 @@ if (process.argv.includes("--release")) {
   const dir = join(root, "dist/release");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const sums: string[] = [];
-  for (const target of RELEASE_TARGETS) {
-    const name = `devctl-${target}`;
-    compile(join(dir, name), target);
-    sums.push(
+  const timestamp = buildTime().toISOString(); // first: a bad SOURCE_DATE_EPOCH fails before four builds
+  const metaDir = mkdtempSync(join(tmpdir(), "devctl-metafiles-"));
+  try {
+    const metafiles = RELEASE_TARGETS.map((target) => {
+      const metafile = join(metaDir, `${target}.json`);
+      compile(join(dir, `devctl-${target}`), target, metafile);
+      return metafile;
+    });
+    writeSbom(metafiles, join(dir, SBOM_FILE), root, { commit: gitCommit(), bunVersion: Bun.version, timestamp });
+    console.error(`wrote ${dir}/${SBOM_FILE}`);
+  } finally {
+    rmSync(metaDir, { recursive: true, force: true });
+  }
+  const sums = [...RELEASE_TARGETS.map((t) => `devctl-${t}`), SBOM_FILE].map(
+    (name) =>
       `${createHash("sha256")
         .update(readFileSync(join(dir, name)))
         .digest("hex")}  ${name}`,
-    );
-  }
+  );
   writeFileSync(join(dir, "SHA256SUMS"), `${sums.join("\n")}\n`);
   console.error(`wrote ${dir}/SHA256SUMS`);
 } else {

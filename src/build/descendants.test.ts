@@ -51,7 +51,9 @@ describe("stopDescendants (real processes)", () => {
     const tree = () => descendants(root.pid);
     const sessionOf = (pid: number) => readProcTable().find((p) => p.pid === pid)?.session;
     try {
-      for (let i = 0; i < 100 && tree().length < 2; i++) await Bun.sleep(20);
+      // Until setsid has run, the detached sleep is still in root's session and counts: wait for the settled tree
+      const settled = (t: ReturnType<typeof tree>) => t.length === 2 && t[1]?.ppid === t[0]?.pid;
+      for (let i = 0; i < 100 && !settled(tree()); i++) await Bun.sleep(20);
       const found = tree();
       const [shell, sleep] = found;
       expect(shell?.ppid).toBe(root.pid);
