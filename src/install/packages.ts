@@ -9,8 +9,9 @@
  *   renders it with helm itself, also with values set, and compares).
  * - yaml: one stream (devctl-operator.yaml). kustomize: that stream plus a kustomization.yaml listing it.
  * - helm: Chart.yaml, values.yaml (namespace, image, replicas, imagePullPolicy, imagePullSecrets,
- *   nodeSelector, tolerations, resources, autoRollback), the CRD under crds/ (Helm installs it first and never
- *   deletes it, like uninstall keeps it), every other object under templates/.
+ *   nodeSelector, tolerations, resources, autoRollback, networkPolicy.enabled), the CRD under crds/ (Helm installs
+ *   it first and never deletes it, like uninstall keeps it), every other object under templates/; the
+ *   NetworkPolicy and the Deployment's annotation that records it only under networkPolicy.enabled.
  */
 import { toYaml, toYamlDocuments } from "../api/yaml.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -21,6 +22,7 @@ import {
   type InstallOptions,
   versionLabelValue,
 } from "./manifests.ts";
+import { NETWORK_POLICY_ANNOTATION, NETWORK_POLICY_ENABLED } from "./hardening.ts";
 import { containerResources } from "./resources.ts";
 
 export const FORMATS = ["yaml", "helm", "kustomize"] as const;
@@ -76,6 +78,7 @@ function helmChart(o: InstallOptions): Record<string, string> {
     replicas: S.replicas,
     version,
     autoRollback: true,
+    networkPolicy: true,
   });
   const files: Record<string, string> = {
     "Chart.yaml": toYaml({
@@ -110,6 +113,7 @@ export function defaultValues(o: InstallOptions) {
       ...(o.memoryLimit ? { limit: o.memoryLimit } : {}),
     }),
     autoRollback: o.autoRollback ?? false,
+    networkPolicy: { enabled: o.networkPolicy ?? false },
   };
 }
 
@@ -120,7 +124,21 @@ export function chartVersion(version: string): string {
     : `0.0.0-${versionLabelValue(version).replace(/[^0-9A-Za-z.-]/g, "-")}`;
 }
 
+const IF_NETWORK_POLICY = "{{- if .Values.networkPolicy.enabled }}";
+const ANNOTATION_LINES = new RegExp(
+  `^(\\s*)annotations:\\n\\s*${NETWORK_POLICY_ANNOTATION.replace(/[./]/g, "\\$&")}: ${NETWORK_POLICY_ENABLED}$`,
+  "m",
+);
+
 function template(obj: KubeObject): string {
+  const text = templateBody(obj).replace(
+    ANNOTATION_LINES,
+    `${IF_NETWORK_POLICY}\n$1annotations:\n$1  ${NETWORK_POLICY_ANNOTATION}: ${NETWORK_POLICY_ENABLED}\n{{- end }}`,
+  );
+  return obj.kind === "NetworkPolicy" ? `${IF_NETWORK_POLICY}\n${text}{{- end }}\n` : text;
+}
+
+function templateBody(obj: KubeObject): string {
   let affinity = "";
   let body = obj;
   if (obj.kind === "Deployment") {
