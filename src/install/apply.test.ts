@@ -185,7 +185,7 @@ describe("applyAll: the hardened parts", () => {
     const sent = fake.calls.find((c) => c.method === "apply" && c.rt.plural === "namespaces")?.args.obj as KubeObject;
     expect(sent.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "devctl" });
     expect(progress).toEqual([
-      "namespace devctl-system existed before devctl: its Pod Security labels are left as they are " +
+      "the Pod Security labels of namespace devctl-system are not devctl's to set, so they stay as they are " +
         '(pod-security.kubernetes.io/enforce is "baseline", pod-security.kubernetes.io/enforce-version is not set, ' +
         "pod-security.kubernetes.io/audit is not set, pod-security.kubernetes.io/audit-version is not set, " +
         "pod-security.kubernetes.io/warn is not set, pod-security.kubernetes.io/warn-version is not set). " +

@@ -180,8 +180,8 @@ export async function fitNamespace(
   const plan = podSecurityLabelPlan(await getOrUndefined(client, ns, signal));
   const name = ns.metadata.name as string;
   const note = plan.left.length
-    ? `namespace ${name} existed before devctl: its Pod Security labels are left as they are (${describeLeft(plan.left)}). ` +
-      `The operator's pods meet "restricted"; to enforce it there: ${labelCommand(name, plan.left)}`
+    ? `the Pod Security labels of namespace ${name} are not devctl's to set, so they stay as they are ` +
+      `(${describeLeft(plan.left)}). The operator's pods meet "restricted"; to enforce it there: ${labelCommand(name, plan.left)}`
     : "";
   return { objects: objects.map((x) => (x === ns ? withPlannedLabels(x, plan) : x)), left: plan.left, note };
 }
