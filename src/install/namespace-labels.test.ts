@@ -52,6 +52,12 @@ describe("podSecurityLabelPlan", () => {
     expect(labelCommand("team", plan.left)).toBe(`kubectl label namespace team ${ENFORCE}=restricted --overwrite`);
   });
 
+  test("a namespace some client created with devctl's User-Agent (an Update, not install's apply) is not devctl's", () => {
+    const live = ns({ [ENFORCE]: "baseline" }, [{ ...owns("devctl", ENFORCE), operation: "Update" }]);
+    expect(podSecurityLabelPlan(live).left).toHaveLength(6);
+    expect(podSecurityLabelPlan(live).left[0]).toEqual({ key: ENFORCE, want: "restricted", have: "baseline" });
+  });
+
   test("a label devctl set itself (another value from an older install) is devctl's to change", () => {
     const live = ns({ [ENFORCE]: "baseline" }, [owns("kubectl-create"), owns("devctl", ENFORCE)]);
     const plan = podSecurityLabelPlan(live);

@@ -25,22 +25,28 @@ export interface LabelPlan {
 
 interface ManagedField {
   manager?: string;
+  operation?: string;
   fieldsV1?: { "f:metadata"?: { "f:labels"?: Record<string, unknown> } };
 }
+
+/**
+ * An entry of install's server-side apply. Any client without a field manager of its own is named after its
+ * User-Agent, and devctl's is "devctl" too: a create or update by it (operation Update) is not install's.
+ */
+const installApplied = (m: ManagedField) => m.manager === DEVCTL_FIELD_MANAGER && (m.operation ?? "Apply") === "Apply";
 
 /** A namespace install created and nobody else touched. */
 export function namespaceIsOurs(ns: KubeObject): boolean {
   if (ns.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DEVCTL) return false;
   if (/^(default|kube-.*)$/.test(ns.metadata.name ?? "")) return false;
-  const managers = (ns.metadata.managedFields ?? []) as { manager?: string }[];
-  return managers.every((m) => m.manager === DEVCTL_FIELD_MANAGER);
+  return ((ns.metadata.managedFields ?? []) as ManagedField[]).every(installApplied);
 }
 
-/** The labels devctl's field manager owns on `obj`. */
+/** The labels install's server-side apply owns on `obj`. */
 function devctlOwnedLabels(obj: KubeObject): Set<string> {
   const owned = new Set<string>();
   for (const m of (obj.metadata.managedFields ?? []) as ManagedField[]) {
-    if (m.manager !== DEVCTL_FIELD_MANAGER) continue;
+    if (!installApplied(m)) continue;
     for (const k of Object.keys(m.fieldsV1?.["f:metadata"]?.["f:labels"] ?? {})) owned.add(k.replace(/^f:/, ""));
   }
   return owned;

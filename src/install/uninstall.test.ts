@@ -30,6 +30,19 @@ describe("namespaceIsOurs", () => {
       namespaceIsOurs({ metadata: { name: "default", labels: ours, managedFields: [{ manager: "devctl" }] } }),
     ).toBe(false);
     expect(namespaceIsOurs({ metadata: { name: "kube-system", labels: ours } })).toBe(false);
+    // Created by a client whose User-Agent is devctl's (an Update), then applied by install: not devctl's alone.
+    expect(
+      namespaceIsOurs({
+        metadata: {
+          name: "team",
+          labels: ours,
+          managedFields: [
+            { manager: "devctl", operation: "Update" },
+            { manager: "devctl", operation: "Apply" },
+          ],
+        },
+      }),
+    ).toBe(false);
   });
 });
 
