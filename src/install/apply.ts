@@ -205,7 +205,9 @@ async function removeAbsent(client: KubeClient, obj: KubeObject, o: ApplyOptions
     });
   } catch (e) {
     if (isNotFound(e)) return undefined;
-    throw e;
+    if (!isForbidden(e)) throw e;
+    o.onProgress?.(`could not delete ${displayName(obj)}, which this install leaves out (${(e as Error).message})`);
+    return undefined;
   }
   return { name: displayName(obj), action: "deleted", object: live };
 }
