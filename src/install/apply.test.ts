@@ -226,6 +226,27 @@ describe("applyAll: the hardened parts", () => {
     expect(theirs.map((r) => r.action)).not.toContain("deleted");
     expect(fake.objects.has("networkpolicies/devctl-system/webapp-operator")).toBe(true);
   });
+
+  test("an absent part this identity may not delete is a note, not a failure after everything else was applied", async () => {
+    const { clock, fake } = cluster();
+    await applyAll(fake, buildManifests({ ...opts, networkPolicy: true }), { clock, timeoutMs: 10_000 });
+    fake.failWith = (method, rt) =>
+      method === "delete" && rt.plural === "networkpolicies"
+        ? new KubeError("Forbidden", "forbidden: cannot delete networkpolicies", 403)
+        : undefined;
+    const progress: string[] = [];
+    const results = await applyAll(fake, objects, {
+      clock,
+      timeoutMs: 10_000,
+      absent: leftOut(opts),
+      onProgress: (l) => progress.push(l),
+    });
+    expect(results.map((r) => r.action)).not.toContain("deleted");
+    expect(progress).toEqual([
+      "could not delete networkpolicy.networking.k8s.io/webapp-operator, which this install leaves out " +
+        "(forbidden: cannot delete networkpolicies)",
+    ]);
+  });
 });
 
 describe("the permission preflight", () => {
