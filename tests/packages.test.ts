@@ -2,7 +2,8 @@
  * `devctl operator manifests --format helm|kustomize`: the chart and the base hold exactly install's
  * objects, read back by the real tools: helm (built from its Go module, tests/_gotool.ts) lints the
  * chart, renders it equal to install's objects with the default values and with every value set, and
- * `helm install --wait` runs it on the local cluster; `kubectl kustomize` renders the base equal to them.
+ * `helm install --wait` runs it on the local cluster (with networkPolicy.enabled, and status finds the hardened parts);
+ * `kubectl kustomize` renders the base equal to them, with the PodDisruptionBudget and, with --network-policy, the NetworkPolicy.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -70,6 +71,25 @@ describe("the kustomize base", () => {
         monitoring: true,
       }),
     );
+    expect(Object.keys(byName(docs(r.stdout)))).toContain("PodDisruptionBudget/platform/webapp-operator");
+    expect(Object.keys(byName(docs(r.stdout)))).not.toContain("NetworkPolicy/platform/webapp-operator");
+  });
+
+  test("with --network-policy it holds the NetworkPolicy too, and the namespace's Pod Security labels", () => {
+    const r = kubectl(["kustomize", write("kustomize", ["-n", "platform", "--network-policy"])]);
+    expect(r.code).toBe(0);
+    const rendered = byName(docs(r.stdout));
+    expect(rendered).toEqual(
+      installs({
+        namespace: "platform",
+        image: defaultImage(version()),
+        replicas: 2,
+        version: version(),
+        networkPolicy: true,
+      }),
+    );
+    expect(rendered["NetworkPolicy/platform/webapp-operator"]).toBeDefined();
+    expect(rendered["Namespace//platform"]?.metadata.labels?.["pod-security.kubernetes.io/enforce"]).toBe("restricted");
   });
 });
 
@@ -82,9 +102,16 @@ describe("the Helm chart", () => {
   test("helm template with the default values gives exactly install's objects", () => {
     const r = helm(["template", "devctl", write("helm"), "--include-crds"]);
     expect(r.stderr).toBe("");
-    expect(byName(docs(r.stdout))).toEqual(
+    const rendered = byName(docs(r.stdout));
+    expect(rendered).toEqual(
       installs({ namespace: "devctl-system", image: defaultImage(version()), replicas: 2, version: version() }),
     );
+    // The hardened parts by default: the restricted namespace and the PodDisruptionBudget, no NetworkPolicy.
+    expect(rendered["Namespace//devctl-system"]?.metadata.labels?.["pod-security.kubernetes.io/enforce"]).toBe(
+      "restricted",
+    );
+    expect(rendered["PodDisruptionBudget/devctl-system/webapp-operator"]).toBeDefined();
+    expect(rendered["NetworkPolicy/devctl-system/webapp-operator"]).toBeUndefined();
   }, 600_000);
 
   test("every value changes what install's flag of the same name changes", () => {
@@ -102,6 +129,7 @@ describe("the Helm chart", () => {
         resources: { requests: { cpu: "50m", memory: "128Mi" }, limits: { memory: "1Gi" } },
         autoRollback: true,
         monitoring: { enabled: true },
+        networkPolicy: { enabled: true },
       }),
     );
     const r = helm(["template", "devctl", write("helm"), "--include-crds", "-f", values]);
@@ -120,8 +148,10 @@ describe("the Helm chart", () => {
         memoryLimit: "1Gi",
         autoRollback: true,
         monitoring: true,
+        networkPolicy: true,
       }),
     );
+    expect(byName(docs(r.stdout))["NetworkPolicy/platform/webapp-operator"]).toBeDefined();
   }, 600_000);
 
   test("helm install --wait runs it on the cluster until the Deployment is ready, and helm uninstall removes it", async () => {
@@ -136,6 +166,8 @@ describe("the Helm chart", () => {
       "default",
       "--set",
       `namespace=${ns}`,
+      "--set",
+      "networkPolicy.enabled=true",
       "--wait",
       "--timeout",
       "90s",
@@ -145,6 +177,9 @@ describe("the Helm chart", () => {
     expect(dep?.status?.readyReplicas).toBe(1);
     const status = devctl(["operator", "status", "-n", ns]);
     expect(status.stdout).toContain("Replicas:  1/1 ready");
+    expect(status.stdout).toContain(
+      'Hardening: Pod Security "restricted" enforced, PodDisruptionBudget (maxUnavailable 1), NetworkPolicy (metrics only',
+    );
     const gone = helm(["uninstall", release, "-n", "default", "--wait", "--timeout", "90s"]);
     expect(gone.code).toBe(0);
     await eventually(async () => !(await getOrUndefined(NAMESPACES, ns)), 60_000, `namespace ${ns} to be gone`);

@@ -5,10 +5,11 @@ import { createFakeClock } from "../runtime/clock.ts";
 import { createFakeCluster } from "./_fake-cluster.ts";
 import { accessChecksFor, applyAll, crdConflict, InstallError } from "./apply.ts";
 import { describeChecks } from "./access.ts";
-import { buildManifests, INSTALL_RESOURCES } from "./manifests.ts";
+import { buildManifests, INSTALL_RESOURCES, leftOut } from "./manifests.ts";
 
 const CRDS = INSTALL_RESOURCES.CustomResourceDefinition as ResourceType;
-const objects = buildManifests({ namespace: "devctl-system", image: "img:1", replicas: 2, version: "1" });
+const opts = { namespace: "devctl-system", image: "img:1", replicas: 2, version: "1" };
+const objects = buildManifests(opts);
 const crd = objects[0]!;
 const established = { conditions: [{ type: "Established", status: "True" }] };
 
@@ -164,6 +165,90 @@ describe("applyAll", () => {
   });
 });
 
+describe("applyAll: the hardened parts", () => {
+  const NS = INSTALL_RESOURCES.Namespace as ResourceType;
+  const NETPOL = INSTALL_RESOURCES.NetworkPolicy as ResourceType;
+
+  test("a namespace that existed before keeps its Pod Security labels; install says what is left and how to add it", async () => {
+    const { clock, fake } = cluster();
+    fake.put(NS, {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: "devctl-system",
+        labels: { "pod-security.kubernetes.io/enforce": "baseline" },
+        managedFields: [{ manager: "kubectl-label", operation: "Update" }] as never,
+      },
+    });
+    const progress: string[] = [];
+    await applyAll(fake, objects, { clock, timeoutMs: 10_000, onProgress: (l) => progress.push(l) });
+    const sent = fake.calls.find((c) => c.method === "apply" && c.rt.plural === "namespaces")?.args.obj as KubeObject;
+    expect(sent.metadata.labels).toEqual({ "app.kubernetes.io/managed-by": "devctl" });
+    expect(progress).toEqual([
+      "the Pod Security labels of namespace devctl-system are not devctl's to set, so they stay as they are " +
+        '(pod-security.kubernetes.io/enforce is "baseline", pod-security.kubernetes.io/enforce-version is not set, ' +
+        "pod-security.kubernetes.io/audit is not set, pod-security.kubernetes.io/audit-version is not set, " +
+        "pod-security.kubernetes.io/warn is not set, pod-security.kubernetes.io/warn-version is not set). " +
+        'The operator\'s pods meet "restricted"; to enforce it there: kubectl label namespace devctl-system ' +
+        "pod-security.kubernetes.io/enforce=restricted pod-security.kubernetes.io/enforce-version=latest " +
+        "pod-security.kubernetes.io/audit=restricted pod-security.kubernetes.io/audit-version=latest " +
+        "pod-security.kubernetes.io/warn=restricted pod-security.kubernetes.io/warn-version=latest --overwrite",
+    ]);
+  });
+
+  test("a new namespace gets every Pod Security label and install says nothing about them", async () => {
+    const { clock, fake } = cluster();
+    const progress: string[] = [];
+    await applyAll(fake, objects, { clock, timeoutMs: 10_000, onProgress: (l) => progress.push(l) });
+    const sent = fake.calls.find((c) => c.method === "apply" && c.rt.plural === "namespaces")?.args.obj as KubeObject;
+    expect(sent).toEqual(objects[1]!);
+    expect(progress).toEqual([]);
+  });
+
+  test("an absent part devctl installed earlier (the NetworkPolicy) is deleted and reported; someone else's is kept", async () => {
+    const { clock, fake } = cluster();
+    const guarded = buildManifests({ ...opts, networkPolicy: true });
+    await applyAll(fake, guarded, { clock, timeoutMs: 10_000 });
+    expect(fake.objects.has("networkpolicies/devctl-system/webapp-operator")).toBe(true);
+    const absent = leftOut(opts);
+    expect(absent.map((o) => o.kind)).toEqual(["NetworkPolicy"]);
+    const results = await applyAll(fake, objects, { clock, timeoutMs: 10_000, absent });
+    expect(results.at(-1)).toMatchObject({
+      name: "networkpolicy.networking.k8s.io/webapp-operator",
+      action: "deleted",
+    });
+    expect(fake.objects.has("networkpolicies/devctl-system/webapp-operator")).toBe(false);
+
+    const again = await applyAll(fake, objects, { clock, timeoutMs: 10_000, absent });
+    expect(again.map((r) => r.action)).not.toContain("deleted");
+    fake.put(NETPOL, { ...absent[0]!, metadata: { name: "webapp-operator", namespace: "devctl-system", labels: {} } });
+    const theirs = await applyAll(fake, objects, { clock, timeoutMs: 10_000, absent });
+    expect(theirs.map((r) => r.action)).not.toContain("deleted");
+    expect(fake.objects.has("networkpolicies/devctl-system/webapp-operator")).toBe(true);
+  });
+
+  test("an absent part this identity may not delete is a note, not a failure after everything else was applied", async () => {
+    const { clock, fake } = cluster();
+    await applyAll(fake, buildManifests({ ...opts, networkPolicy: true }), { clock, timeoutMs: 10_000 });
+    fake.failWith = (method, rt) =>
+      method === "delete" && rt.plural === "networkpolicies"
+        ? new KubeError("Forbidden", "forbidden: cannot delete networkpolicies", 403)
+        : undefined;
+    const progress: string[] = [];
+    const results = await applyAll(fake, objects, {
+      clock,
+      timeoutMs: 10_000,
+      absent: leftOut(opts),
+      onProgress: (l) => progress.push(l),
+    });
+    expect(results.map((r) => r.action)).not.toContain("deleted");
+    expect(progress).toEqual([
+      "could not delete networkpolicy.networking.k8s.io/webapp-operator, which this install leaves out " +
+        "(forbidden: cannot delete networkpolicies)",
+    ]);
+  });
+});
+
 describe("the permission preflight", () => {
   test("an identity that may not ask SelfSubjectAccessReviews is not stopped by it: the writes decide", async () => {
     const { clock, fake } = cluster();
@@ -181,7 +266,7 @@ describe("the permission preflight", () => {
 describe("accessChecksFor", () => {
   test("asks get, create and patch once per kind and namespace", () => {
     const checks = accessChecksFor(objects);
-    expect(checks.length).toBe(8 * 3);
+    expect(checks.length).toBe(9 * 3);
     expect(describeChecks(checks.slice(0, 6))).toBe(
       "get, create, patch customresourcedefinitions.apiextensions.k8s.io; get, create, patch namespaces",
     );
@@ -191,5 +276,15 @@ describe("accessChecksFor", () => {
       resource: "deployments",
       namespace: "devctl-system",
     });
+    for (const [group, resource] of [
+      ["policy", "poddisruptionbudgets"],
+      ["networking.k8s.io", "networkpolicies"],
+    ] as const)
+      expect(accessChecksFor(buildManifests({ ...opts, networkPolicy: true }))).toContainEqual({
+        verb: "create",
+        group,
+        resource,
+        namespace: "devctl-system",
+      });
   });
 });

@@ -7,6 +7,10 @@
  *   ours (labelled app.kubernetes.io/managed-by=devctl) and not of a newer schema version.
  * - Ordered: objects are server-side applied (field manager "devctl", force) in list order, and
  *   nothing after the CRD is applied before the CRD is Established.
+ * - The Namespace keeps Pod Security labels someone else set, and one that existed before gets none it
+ *   lacks (namespace-labels.ts); what is left out is said through onProgress, with the command that sets it.
+ * - Objects in `absent` (an optional part the options leave out, such as the NetworkPolicy without
+ *   --network-policy) are deleted after the apply when they exist and are labelled as devctl's.
  * - Reports what happened to each object as a value: created (it did not exist), configured (its
  *   resourceVersion moved), unchanged (same resourceVersion before and after: the apply was a no-op).
  * - Failures are InstallError (a message saying what to fix) or the KubeError of the failed call
@@ -14,11 +18,18 @@
  */
 import { CRD_SCHEMA_VERSION, MANAGED_BY_DEVCTL, MANAGED_BY_LABEL, SCHEMA_VERSION_ANNOTATION } from "../api/crd.ts";
 import { DEVCTL_FIELD_MANAGER } from "../api/names.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { deniedChecks, describeChecks, type AccessCheck } from "./access.ts";
 import { displayName, resourceOf } from "./manifests.ts";
+import {
+  describeLeft,
+  labelCommand,
+  type LabelPlan,
+  podSecurityLabelPlan,
+  withPlannedLabels,
+} from "./namespace-labels.ts";
 
 /** devctl's field manager (api/names.ts), under the name install's modules import. */
 export { DEVCTL_FIELD_MANAGER as FIELD_MANAGER };
@@ -29,7 +40,8 @@ export class InstallError extends Error {
   override readonly name = "InstallError";
 }
 
-export type ApplyAction = "created" | "configured" | "unchanged";
+/** What an apply did; "deleted" is an object of ApplyOptions.absent that was there. */
+export type ApplyAction = "created" | "configured" | "unchanged" | "deleted";
 
 export interface AppliedObject {
   /** kubectl-style: `deployment.apps/webapp-operator`. */
@@ -44,8 +56,10 @@ export interface ApplyOptions {
   timeoutMs: number;
   /** Called after each object is applied, in order. */
   onApplied?: (r: AppliedObject) => void;
-  /** Progress while waiting (one line each). */
+  /** Progress while waiting, and notes (one line each). */
   onProgress?: (line: string) => void;
+  /** Objects the options leave out: deleted if they exist and are devctl's (labelled managed-by=devctl). */
+  absent?: readonly KubeObject[];
   signal?: AbortSignal;
 }
 
@@ -123,8 +137,10 @@ export async function applyAll(
     const conflict = crdConflict(await getOrUndefined(client, crd, o.signal));
     if (conflict) throw new InstallError(conflict);
   }
+  const fitted = await fitNamespace(client, objects, o.signal);
+  if (fitted.left.length) o.onProgress?.(fitted.note);
   const results: AppliedObject[] = [];
-  for (const obj of objects) {
+  for (const obj of fitted.objects) {
     const before = await getOrUndefined(client, obj, o.signal);
     const after = await client.apply<KubeObject>(resourceOf(obj), obj, {
       fieldManager: DEVCTL_FIELD_MANAGER,
@@ -141,7 +157,59 @@ export async function applyAll(
     o.onApplied?.(r);
     if (obj.kind === "CustomResourceDefinition") await waitEstablished(client, obj, o);
   }
+  for (const obj of o.absent ?? []) {
+    const r = await removeAbsent(client, obj, o);
+    if (!r) continue;
+    results.push(r);
+    o.onApplied?.(r);
+  }
   return results;
+}
+
+/**
+ * `objects` with the Namespace's Pod Security labels fitted to the live namespace (namespace-labels.ts), the
+ * labels left out, and the note that says so.
+ */
+export async function fitNamespace(
+  client: KubeClient,
+  objects: readonly KubeObject[],
+  signal?: AbortSignal,
+): Promise<{ objects: KubeObject[]; left: LabelPlan["left"]; note: string }> {
+  const ns = objects.find((x) => x.kind === "Namespace");
+  if (!ns) return { objects: [...objects], left: [], note: "" };
+  const plan = podSecurityLabelPlan(await getOrUndefined(client, ns, signal));
+  const name = ns.metadata.name as string;
+  const note = plan.left.length
+    ? `the Pod Security labels of namespace ${name} are not devctl's to set, so they stay as they are ` +
+      `(${describeLeft(plan.left)}). The operator's pods meet "restricted"; to enforce it there: ${labelCommand(name, plan.left)}`
+    : "";
+  return { objects: objects.map((x) => (x === ns ? withPlannedLabels(x, plan) : x)), left: plan.left, note };
+}
+
+async function removeAbsent(client: KubeClient, obj: KubeObject, o: ApplyOptions): Promise<AppliedObject | undefined> {
+  let live: KubeObject | undefined;
+  try {
+    live = await getOrUndefined(client, obj, o.signal);
+  } catch (e) {
+    if (!isForbidden(e)) throw e;
+    o.onProgress?.(
+      `could not check for ${displayName(obj)} (${(e as Error).message}); delete it yourself if it is there`,
+    );
+    return undefined;
+  }
+  if (!live || live.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DEVCTL) return undefined;
+  try {
+    await client.delete(resourceOf(obj), obj.metadata.name as string, obj.metadata.namespace, {
+      ...(live.metadata.uid ? { preconditions: { uid: live.metadata.uid } } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    if (!isForbidden(e)) throw e;
+    o.onProgress?.(`could not delete ${displayName(obj)}, which this install leaves out (${(e as Error).message})`);
+    return undefined;
+  }
+  return { name: displayName(obj), action: "deleted", object: live };
 }
 
 const established = (crd: Crd | undefined) =>

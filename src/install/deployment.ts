@@ -20,7 +20,8 @@ import { containerResources, type ContainerResources } from "./resources.ts";
 
 export const OPERATOR_CONTAINER_NAME = "operator";
 export const METRICS_PORT = 8080;
-/** The container port's name; the metrics Service and ServiceMonitor (monitoring.ts) refer to it by name. */
+/** The container port's name; the metrics Service, ServiceMonitor (monitoring.ts) and NetworkPolicy (hardening.ts)
+ * refer to it by name. */
 export const METRICS_PORT_NAME = "metrics";
 export const HEALTH_PORT = 8081;
 /** `operator run`'s default --shutdown-timeout is 30 s; Kubernetes must wait longer than that. */
@@ -37,6 +38,8 @@ export interface DeploymentParams {
   leaseName: string;
   /** On the Deployment (including app.kubernetes.io/version). */
   labels: Record<string, string>;
+  /** On the Deployment only (never the pod template, so changing one rolls no pod); left out when unset. */
+  annotations?: Record<string, string>;
   /** The pod selector, also the pod template's labels. Immutable once created. */
   selector: Record<string, string>;
   /** Scheduling and pulling, each left out of the object when unset (the API server's defaults apply). */
@@ -81,7 +84,12 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: p.name, namespace: p.namespace, labels: { ...p.labels } },
+    metadata: {
+      name: p.name,
+      namespace: p.namespace,
+      labels: { ...p.labels },
+      ...(p.annotations ? { annotations: { ...p.annotations } } : {}),
+    },
     spec: {
       replicas: p.replicas,
       selector: { matchLabels: { ...p.selector } },

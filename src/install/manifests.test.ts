@@ -23,7 +23,7 @@ const pod = deployment.spec.template.spec;
 const container = pod.containers[0];
 
 describe("buildManifests", () => {
-  test("lists the CRD first, then namespace, service account, RBAC and the Deployment last", () => {
+  test("lists the CRD first, then namespace, service account, RBAC, the policies, and the Deployment last", () => {
     expect(objects.map(displayName)).toEqual([
       "customresourcedefinition.apiextensions.k8s.io/webapps.apps.example.com",
       "namespace/devctl-system",
@@ -32,6 +32,16 @@ describe("buildManifests", () => {
       "clusterrolebinding.rbac.authorization.k8s.io/webapp-operator-devctl-system",
       "role.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election",
+      "poddisruptionbudget.policy/webapp-operator",
+      "deployment.apps/webapp-operator",
+    ]);
+    expect(
+      buildManifests({ ...opts, networkPolicy: true })
+        .map(displayName)
+        .slice(7, 10),
+    ).toEqual([
+      "networkpolicy.networking.k8s.io/webapp-operator",
+      "poddisruptionbudget.policy/webapp-operator",
       "deployment.apps/webapp-operator",
     ]);
   });

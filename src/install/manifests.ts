@@ -4,7 +4,10 @@
  *
  * Properties:
  * - Ordered for apply: CRD, Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, Role,
- *   RoleBinding, Deployment. Uninstall walks the same names backwards.
+ *   RoleBinding, NetworkPolicy (only with `networkPolicy`), PodDisruptionBudget, Deployment: the policies are
+ *   in place before the first pod exists. Uninstall walks the same names backwards.
+ * - Hardened (hardening.ts): the Namespace enforces the "restricted" Pod Security Standard, a
+ *   PodDisruptionBudget keeps one replica through drains, an opt-in NetworkPolicy admits only metrics scrapes.
  * - Deterministic: the same options give deep-equal objects with the same key order.
  * - Recognisable: every object is labelled app.kubernetes.io/managed-by=devctl (the CRD too, see
  *   api/crd.ts); the operator's objects also app.kubernetes.io/name=devctl-operator.
@@ -20,6 +23,8 @@ import {
   CRDS,
   DEPLOYMENTS,
   NAMESPACES,
+  NETWORK_POLICIES,
+  POD_DISRUPTION_BUDGETS,
   qualifiedName,
   ROLE_BINDINGS,
   ROLES,
@@ -27,6 +32,14 @@ import {
 } from "../kube/resources.ts";
 import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { buildOperatorDeployment, type DeploymentParams } from "./deployment.ts";
+import {
+  buildMetricsNetworkPolicy,
+  buildNamespace,
+  buildOperatorPdb,
+  type HardeningNames,
+  NETWORK_POLICY_ANNOTATION,
+  NETWORK_POLICY_ENABLED,
+} from "./hardening.ts";
 import { containerResources } from "./resources.ts";
 import {
   buildClusterRole,
@@ -75,6 +88,8 @@ export interface InstallOptions {
    * (monitoring.ts). Never applied by install, which must not depend on the Prometheus Operator's CRDs.
    */
   monitoring?: boolean;
+  /** `--network-policy`: a NetworkPolicy admitting only metrics scrapes from monitoring namespaces (hardening.ts). */
+  networkPolicy?: boolean;
 }
 
 /** The image of this devctl's release. Built from source the version is "dev". */
@@ -105,13 +120,10 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
     role: LEASE_ROLE_NAME,
     labels,
   };
+  const guarded: HardeningNames = { name: OPERATOR_NAME, namespace: o.namespace, labels, selector: selectorLabels() };
   return [
     buildWebAppCrd() as unknown as KubeObject,
-    {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: o.namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL } },
-    },
+    buildNamespace(o.namespace, { [MANAGED_BY_LABEL]: MANAGED_BY_DEVCTL }),
     {
       apiVersion: "v1",
       kind: "ServiceAccount",
@@ -121,6 +133,8 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
     buildClusterRoleBinding(names),
     buildLeaseRole(names),
     buildLeaseRoleBinding(names),
+    ...(o.networkPolicy ? [buildMetricsNetworkPolicy(guarded)] : []),
+    buildOperatorPdb(guarded),
     buildOperatorDeployment({
       name: OPERATOR_NAME,
       namespace: o.namespace,
@@ -129,6 +143,7 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
       serviceAccount: SERVICE_ACCOUNT_NAME,
       leaseName: LEASE_NAME,
       labels: { ...labels, [VERSION_LABEL]: versionLabelValue(o.version ?? VERSION) },
+      ...(o.networkPolicy ? { annotations: { [NETWORK_POLICY_ANNOTATION]: NETWORK_POLICY_ENABLED } } : {}),
       selector: selectorLabels(),
       ...(o.nodeSelector ? { nodeSelector: o.nodeSelector } : {}),
       ...(o.tolerations ? { tolerations: o.tolerations } : {}),
@@ -141,6 +156,12 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
       }),
     }),
   ];
+}
+
+/** The optional objects `o` leaves out (deleted by install where an earlier install with them left them). */
+export function leftOut(o: InstallOptions): KubeObject[] {
+  const wanted = new Set(buildManifests(o).map(displayName));
+  return buildManifests({ ...o, networkPolicy: true }).filter((x) => !wanted.has(displayName(x)));
 }
 
 /** Label values are at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric. */
@@ -161,6 +182,8 @@ export const INSTALL_RESOURCES: Record<string, ResourceType> = {
   ClusterRoleBinding: CLUSTER_ROLE_BINDINGS,
   Role: ROLES,
   RoleBinding: ROLE_BINDINGS,
+  NetworkPolicy: NETWORK_POLICIES,
+  PodDisruptionBudget: POD_DISRUPTION_BUDGETS,
   Deployment: DEPLOYMENTS,
 };
 

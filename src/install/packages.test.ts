@@ -29,6 +29,8 @@ describe("packageFiles", () => {
       "templates/deployment-webapp-operator.yaml",
       "templates/monitoring.yaml",
       "templates/namespace-namespace.yaml",
+      "templates/networkpolicy-webapp-operator.yaml",
+      "templates/poddisruptionbudget-webapp-operator.yaml",
       "templates/role-webapp-operator-leader-election.yaml",
       "templates/rolebinding-webapp-operator-leader-election.yaml",
       "templates/serviceaccount-webapp-operator.yaml",
@@ -42,6 +44,13 @@ describe("packageFiles", () => {
     expect(files["templates/deployment-webapp-operator.yaml"]).toContain("replicas: {{ .Values.replicas }}");
     // js-yaml writes the arg plain (it is a plain-safe string before and after the template renders).
     expect(files["templates/deployment-webapp-operator.yaml"]).toContain("- --lease-namespace={{ .Values.namespace }}");
+    // The NetworkPolicy, and the annotation that tells status one is wanted, only under networkPolicy.enabled.
+    const netpol = files["templates/networkpolicy-webapp-operator.yaml"]!;
+    expect(netpol.startsWith("{{- if .Values.networkPolicy.enabled }}\n")).toBe(true);
+    expect(netpol.endsWith("{{- end }}\n")).toBe(true);
+    expect(files["templates/deployment-webapp-operator.yaml"]).toContain(
+      "{{- if .Values.networkPolicy.enabled }}\n  annotations:\n    devctl.dev/network-policy: enabled\n{{- end }}\n",
+    );
   });
 
   test("values.yaml holds the options install takes, with install's defaults", () => {
@@ -57,6 +66,7 @@ describe("packageFiles", () => {
       resources: { requests: { cpu: "50m", memory: "224Mi" }, limits: { memory: "384Mi" } },
       autoRollback: false,
       monitoring: { enabled: false },
+      networkPolicy: { enabled: false },
     });
     expect(Bun.YAML.parse(packageFiles("helm", opts)["Chart.yaml"]!)).toMatchObject({
       apiVersion: "v2",

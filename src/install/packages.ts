@@ -9,8 +9,10 @@
  *   renders it with helm itself, also with values set, and compares).
  * - yaml: one stream (devctl-operator.yaml). kustomize: that stream plus a kustomization.yaml listing it.
  * - helm: Chart.yaml, values.yaml (namespace, image, replicas, imagePullPolicy, imagePullSecrets,
- *   nodeSelector, tolerations, resources, autoRollback, monitoring.enabled), the CRD under crds/ (Helm installs it first and never
- *   deletes it, like uninstall keeps it), every other object under templates/.
+ *   nodeSelector, tolerations, resources, autoRollback, networkPolicy.enabled, monitoring.enabled), the CRD under
+ *   crds/ (Helm installs it first and never deletes it, like uninstall keeps it), every other object under
+ *   templates/; the NetworkPolicy and the Deployment's annotation that records it only under networkPolicy.enabled,
+ *   the monitoring objects (monitoring.ts) only under monitoring.enabled.
  */
 import { toYaml, toYamlDocuments } from "../api/yaml.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -22,6 +24,7 @@ import {
   versionLabelValue,
 } from "./manifests.ts";
 import { buildMonitoring } from "./monitoring.ts";
+import { NETWORK_POLICY_ANNOTATION, NETWORK_POLICY_ENABLED } from "./hardening.ts";
 import { containerResources } from "./resources.ts";
 
 export const FORMATS = ["yaml", "helm", "kustomize"] as const;
@@ -82,6 +85,7 @@ function helmChart(o: InstallOptions): Record<string, string> {
     replicas: S.replicas,
     version,
     autoRollback: true,
+    networkPolicy: true,
   });
   const files: Record<string, string> = {
     "Chart.yaml": toYaml({
@@ -120,6 +124,7 @@ export function defaultValues(o: InstallOptions) {
     }),
     autoRollback: o.autoRollback ?? false,
     monitoring: { enabled: o.monitoring ?? false },
+    networkPolicy: { enabled: o.networkPolicy ?? false },
   };
 }
 
@@ -130,8 +135,22 @@ export function chartVersion(version: string): string {
     : `0.0.0-${versionLabelValue(version).replace(/[^0-9A-Za-z.-]/g, "-")}`;
 }
 
+const IF_NETWORK_POLICY = "{{- if .Values.networkPolicy.enabled }}";
+const ANNOTATION_LINES = new RegExp(
+  `^(\\s*)annotations:\\n\\s*${NETWORK_POLICY_ANNOTATION.replace(/[./]/g, "\\$&")}: ${NETWORK_POLICY_ENABLED}$`,
+  "m",
+);
+
 /** `quote` runs on the object's YAML before the chart's own template expressions are put in. */
 function template(obj: KubeObject, quote: (yaml: string) => string = (t) => t): string {
+  const text = templateBody(obj, quote).replace(
+    ANNOTATION_LINES,
+    `${IF_NETWORK_POLICY}\n$1annotations:\n$1  ${NETWORK_POLICY_ANNOTATION}: ${NETWORK_POLICY_ENABLED}\n{{- end }}`,
+  );
+  return obj.kind === "NetworkPolicy" ? `${IF_NETWORK_POLICY}\n${text}{{- end }}\n` : text;
+}
+
+function templateBody(obj: KubeObject, quote: (yaml: string) => string): string {
   let affinity = "";
   let body = obj;
   if (obj.kind === "Deployment") {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { POD_SECURITY_LABELS } from "./hardening.ts";
 import { imageVersion, statusProblems } from "./problems.ts";
 import { formatStatus, type OperatorStatus } from "./status.ts";
 
@@ -95,6 +96,29 @@ describe("statusProblems", () => {
     const text = formatStatus(s, NOW);
     expect(text).toContain("\nProblems:  2 devctl operators are installed");
     expect(text).toContain("\n           the image ghcr.io/devctl/devctl:v0.0.9 is version 0.0.9");
+  });
+
+  test("a hardened part missing: each is one problem with the command that restores it", () => {
+    const ok = { namespaceLabels: { ...POD_SECURITY_LABELS }, disruptionBudget: true, networkPolicy: true };
+    const wanting = { ...healthy, deployment: { ...healthy.deployment!, networkPolicy: true } };
+    expect(statusProblems({ ...wanting, hardening: ok }, NOW)).toEqual([]);
+    const labels = { ...POD_SECURITY_LABELS, "pod-security.kubernetes.io/enforce": "privileged" };
+    expect(statusProblems({ ...wanting, hardening: { ...ok, namespaceLabels: labels } }, NOW)).toEqual([
+      'namespace devctl-system does not enforce the "restricted" Pod Security Standard ' +
+        '(pod-security.kubernetes.io/enforce is "privileged"); the operator\'s pods meet it: ' +
+        "kubectl label namespace devctl-system pod-security.kubernetes.io/enforce=restricted --overwrite",
+    ]);
+    expect(statusProblems({ ...wanting, hardening: { ...ok, disruptionBudget: false } }, NOW)).toEqual([
+      "there is no PodDisruptionBudget webapp-operator in namespace devctl-system: a node drain may evict every " +
+        "replica at once; restore it with devctl operator install -n devctl-system --network-policy",
+    ]);
+    expect(statusProblems({ ...wanting, hardening: { ...ok, networkPolicy: false } }, NOW)).toEqual([
+      "the operator was installed with --network-policy but there is no NetworkPolicy webapp-operator in namespace " +
+        "devctl-system: its metrics port is open to every pod; restore it with devctl operator install -n devctl-system --network-policy",
+    ]);
+    // Not installed with it: no NetworkPolicy is no problem; parts that could not be read are not judged.
+    expect(statusProblems({ ...healthy, hardening: { ...ok, networkPolicy: false } }, NOW)).toEqual([]);
+    expect(statusProblems({ ...healthy, hardening: {} }, NOW)).toEqual([]);
   });
 
   test("not installed is no list of problems (status says how to install)", () => {

@@ -9,9 +9,14 @@
  *   of this install (an operator outside the cluster leads: a second fleet).
  * - Two operators: devctl operators installed in more than one namespace.
  * - An image whose tag is a version other than the installed version label.
+ * - A hardened part missing (hardening.ts): a Pod Security label of the namespace other than "restricted",
+ *   no PodDisruptionBudget, or no NetworkPolicy when the Deployment says it was installed with one. A part
+ *   this identity may not read is not judged.
  * Each problem is one line that says what to do.
  */
 import { LEASE_NAME } from "../api/names.ts";
+import { OPERATOR_NAME } from "./manifests.ts";
+import { describeLeft, labelCommand, missingLabels } from "./namespace-labels.ts";
 import { holderPod, podLine, type PodState } from "./pods.ts";
 import type { OperatorStatus } from "./status.ts";
 
@@ -41,11 +46,37 @@ export function statusProblems(s: OperatorStatus, now: number): string[] {
       `${others.length} devctl operators are installed (namespaces ${others.map((i) => i.namespace).join(", ")}): ` +
         "each reconciles every WebApp. Keep one: devctl operator uninstall -n NAMESPACE --wait for the others",
     );
+  problems.push(...hardeningProblems(s));
   const tagged = imageVersion(d.image);
   if (tagged && tagged !== d.version)
     problems.push(
       `the image ${d.image} is version ${tagged}, but the installation is version ${d.version}: ` +
         "install again with this devctl (devctl operator install), or pass the --image you mean",
+    );
+  return problems;
+}
+
+export function hardeningProblems(s: OperatorStatus): string[] {
+  const h = s.hardening;
+  if (!h || !s.deployment) return [];
+  const ns = s.namespace;
+  const again = `devctl operator install -n ${ns}${s.deployment.networkPolicy ? " --network-policy" : ""}`;
+  const problems: string[] = [];
+  const left = h.namespaceLabels ? missingLabels(h.namespaceLabels) : [];
+  if (left.length)
+    problems.push(
+      `namespace ${ns} does not enforce the "restricted" Pod Security Standard (${describeLeft(left)}); ` +
+        `the operator's pods meet it: ${labelCommand(ns, left)}`,
+    );
+  if (h.disruptionBudget === false)
+    problems.push(
+      `there is no PodDisruptionBudget ${OPERATOR_NAME} in namespace ${ns}: a node drain may evict every replica at once; ` +
+        `restore it with ${again}`,
+    );
+  if (h.networkPolicy === false && s.deployment.networkPolicy)
+    problems.push(
+      `the operator was installed with --network-policy but there is no NetworkPolicy ${OPERATOR_NAME} in namespace ${ns}: ` +
+        `its metrics port is open to every pod; restore it with ${again}`,
     );
   return problems;
 }

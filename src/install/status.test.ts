@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { createFakeCluster } from "./_fake-cluster.ts";
+import { KubeError } from "../kube/errors.ts";
+import { POD_SECURITY_LABELS } from "./hardening.ts";
+import { buildManifests, resourceOf } from "./manifests.ts";
 import { formatStatus, readStatus, type OperatorStatus } from "./status.ts";
 
 const NOW = Date.parse("2024-05-01T12:00:10Z");
@@ -115,5 +118,40 @@ describe("readStatus", () => {
       noStatus: 0,
       kstatus: { Current: 1, InProgress: 1, Failed: 1, Terminating: 1 },
     });
+  });
+
+  test("reads the hardened parts: the namespace's labels, the PodDisruptionBudget, the NetworkPolicy and whether one is wanted", async () => {
+    const fake = createFakeCluster();
+    const installed = buildManifests({ namespace: "devctl-system", image: "i:1", replicas: 2, networkPolicy: true });
+    for (const o of installed) if (o.kind !== "NetworkPolicy") fake.put(resourceOf(o), o);
+    const s = await readStatus(fake, "devctl-system");
+    expect(s.hardening).toEqual({
+      namespaceLabels: { "app.kubernetes.io/managed-by": "devctl", ...POD_SECURITY_LABELS },
+      disruptionBudget: true,
+      networkPolicy: false,
+    });
+    expect(s.deployment?.networkPolicy).toBe(true);
+    expect(formatStatus(s, NOW)).toContain(
+      'Hardening: Pod Security "restricted" enforced, PodDisruptionBudget (maxUnavailable 1), no NetworkPolicy\n',
+    );
+    expect(formatStatus(s, NOW)).toContain(
+      "the operator was installed with --network-policy but there is no NetworkPolicy webapp-operator",
+    );
+  });
+
+  test("a hardened part this identity may not read is unknown, not missing", async () => {
+    const fake = createFakeCluster();
+    for (const o of buildManifests({ namespace: "devctl-system", image: "i:1", replicas: 2 }))
+      fake.put(resourceOf(o), o);
+    fake.failWith = (method, rt) =>
+      method === "get" && (rt.plural === "namespaces" || rt.plural === "poddisruptionbudgets")
+        ? new KubeError("Forbidden", `forbidden: cannot get ${rt.plural}`, 403)
+        : undefined;
+    const s = await readStatus(fake, "devctl-system");
+    expect(s.hardening).toEqual({ networkPolicy: false });
+    expect(formatStatus(s, NOW)).toContain(
+      "Hardening: Pod Security unknown, PodDisruptionBudget unknown, no NetworkPolicy (install --network-policy adds one)",
+    );
+    expect(formatStatus(s, NOW)).not.toContain("Problems");
   });
 });

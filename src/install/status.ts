@@ -4,7 +4,8 @@
  * Properties:
  * - readStatus() only reads: the operator Deployment (version label, image, replicas, rollout state), the
  *   leader-election Lease (holder, last renew, and whether that renewal is still within the lease
- *   duration), the CRD, and every WebApp counted by its conditions.
+ *   duration), the CRD, every WebApp counted by its conditions, and the hardened install's parts
+ *   (hardening.ts: the namespace's Pod Security labels, the PodDisruptionBudget, the NetworkPolicy).
  * - A missing part is a value (undefined), not an error: "not installed" is an answer.
  * - formatStatus() is pure; times are relative to the `now` it is given, in kubectl's age format.
  */
@@ -21,7 +22,13 @@ import { statusProblems } from "./problems.ts";
 import type { DeploymentLike } from "./rollout.ts";
 import { readDeployment, type RolloutState, rolloutState } from "../readiness/deployment.ts";
 import { type KstatusStatus, kstatusOf } from "../readiness/kstatus.ts";
-import { LEASES, PODS } from "../kube/resources.ts";
+import { LEASES, NAMESPACES, NETWORK_POLICIES, POD_DISRUPTION_BUDGETS, PODS } from "../kube/resources.ts";
+import {
+  metricsLabelArg,
+  NETWORK_POLICY_ANNOTATION,
+  NETWORK_POLICY_ENABLED,
+  POD_SECURITY_ENFORCE_LABEL,
+} from "./hardening.ts";
 
 export interface OperatorStatus {
   namespace: string;
@@ -34,7 +41,11 @@ export interface OperatorStatus {
     available: number;
     /** As `kubectl rollout status` judges it (readiness/deployment.ts), as `install --wait` does. */
     rollout: RolloutState;
+    /** Installed with --network-policy (the Deployment's NETWORK_POLICY_ANNOTATION). */
+    networkPolicy?: boolean;
   };
+  /** The hardened install's parts as found; undefined where this identity may not read them. */
+  hardening?: Hardening;
   /** The operator's pods (pods.ts), sorted by name. */
   pods?: PodState[];
   /** Every devctl operator in the cluster; undefined when Deployments may not be listed cluster-wide. */
@@ -53,6 +64,14 @@ export interface OperatorStatus {
         kstatus: Record<KstatusStatus, number>;
       }
     | { error: string };
+}
+
+export interface Hardening {
+  /** The install namespace's labels (undefined when the namespace could not be read). */
+  namespaceLabels?: Record<string, string>;
+  /** Whether the PodDisruptionBudget and the NetworkPolicy exist (undefined: may not be read). */
+  disruptionBudget?: boolean;
+  networkPolicy?: boolean;
 }
 
 interface Lease extends KubeObject {
@@ -79,7 +98,7 @@ async function maybe<T>(p: Promise<T>): Promise<T | undefined> {
 
 export async function readStatus(client: KubeClient, namespace: string, signal?: AbortSignal): Promise<OperatorStatus> {
   const sig = signal ? { signal } : {};
-  const [dep, lease, crd, list, pods, installations] = await Promise.all([
+  const [dep, lease, crd, list, pods, installations, hardening] = await Promise.all([
     maybe(client.get<DeploymentLike>(INSTALL_RESOURCES.Deployment as ResourceType, OPERATOR_NAME, namespace, signal)),
     maybe(client.get<Lease>(LEASES, LEASE_NAME, namespace, signal)),
     maybe(
@@ -94,8 +113,9 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       .listAll<PodLike>(PODS, { namespace, labelSelector: `${APP_NAME_LABEL}=${APP_NAME}`, ...sig })
       .catch(ifForbidden),
     findInstallations(client, signal).catch(ifForbidden),
+    readHardening(client, namespace, signal),
   ]);
-  const status: OperatorStatus = { namespace };
+  const status: OperatorStatus = { namespace, hardening };
   if (dep) {
     const containers =
       (dep.spec as { template?: { spec?: { containers?: { name: string; image: string }[] } } } | undefined)?.template
@@ -109,6 +129,9 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
       updated: dep.status?.updatedReplicas ?? 0,
       available: dep.status?.availableReplicas ?? 0,
       rollout: rolloutState(readDeployment(dep)),
+      ...(dep.metadata.annotations?.[NETWORK_POLICY_ANNOTATION] === NETWORK_POLICY_ENABLED
+        ? { networkPolicy: true }
+        : {}),
     };
   }
   if (pods)
@@ -145,6 +168,25 @@ export async function readStatus(client: KubeClient, namespace: string, signal?:
   return status;
 }
 
+/** The namespace's labels, and whether the PodDisruptionBudget and the NetworkPolicy are there. */
+async function readHardening(client: KubeClient, namespace: string, signal?: AbortSignal): Promise<Hardening> {
+  const present = (rt: ResourceType) =>
+    client.get(rt, OPERATOR_NAME, namespace, signal).then(
+      () => true,
+      (e: unknown) => (isNotFound(e) ? false : ifForbidden(e)),
+    );
+  const [ns, pdb, netpol] = await Promise.all([
+    maybe(client.get(NAMESPACES, namespace, undefined, signal)).catch(ifForbidden),
+    present(POD_DISRUPTION_BUDGETS),
+    present(NETWORK_POLICIES),
+  ]);
+  return {
+    ...(ns ? { namespaceLabels: { ...(ns.metadata.labels ?? {}) } } : {}),
+    ...(pdb !== undefined ? { disruptionBudget: pdb } : {}),
+    ...(netpol !== undefined ? { networkPolicy: netpol } : {}),
+  };
+}
+
 const ROLLOUT_WORD: Record<RolloutState["kind"], string> = {
   progressing: "in progress",
   complete: "complete",
@@ -173,6 +215,7 @@ export function formatStatus(s: OperatorStatus, now: number): string {
     lines.push(["Rollout", `${ROLLOUT_WORD[d.rollout.kind]}: ${d.rollout.message}`]);
   }
   lines.push(["Leader", formatLeader(s.leader, now)]);
+  if (d && s.hardening) lines.push(["Hardening", formatHardening(s.hardening, d.networkPolicy ?? false)]);
   lines.push([
     "CRD",
     s.crd
@@ -192,6 +235,27 @@ export function formatStatus(s: OperatorStatus, now: number): string {
   if (problems.length) lines.push(["Problems", problems.join("\n  ")]);
   const width = Math.max(...lines.map(([k]) => k.length)) + 2;
   return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v.replace(/\n {2}/g, `\n${" ".repeat(width)}`)}`).join("\n");
+}
+
+/** What is in place; what is missing is a problem (problems.ts hardeningProblems). */
+function formatHardening(h: Hardening, wantsNetworkPolicy: boolean): string {
+  const enforced = h.namespaceLabels?.[POD_SECURITY_ENFORCE_LABEL];
+  const parts = [
+    h.namespaceLabels === undefined
+      ? "Pod Security unknown"
+      : `Pod Security ${enforced ? `"${enforced}" enforced` : "not enforced"}`,
+    h.disruptionBudget === undefined
+      ? "PodDisruptionBudget unknown"
+      : h.disruptionBudget
+        ? "PodDisruptionBudget (maxUnavailable 1)"
+        : "no PodDisruptionBudget",
+    h.networkPolicy === undefined
+      ? "NetworkPolicy unknown"
+      : h.networkPolicy
+        ? `NetworkPolicy (metrics only from namespaces labelled ${metricsLabelArg()})`
+        : `no NetworkPolicy${wantsNetworkPolicy ? "" : " (install --network-policy adds one)"}`,
+  ];
+  return parts.join(", ");
 }
 
 function formatLeader(l: OperatorStatus["leader"], now: number): string {

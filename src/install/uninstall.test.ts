@@ -30,13 +30,26 @@ describe("namespaceIsOurs", () => {
       namespaceIsOurs({ metadata: { name: "default", labels: ours, managedFields: [{ manager: "devctl" }] } }),
     ).toBe(false);
     expect(namespaceIsOurs({ metadata: { name: "kube-system", labels: ours } })).toBe(false);
+    // Created by a client whose User-Agent is devctl's (an Update), then applied by install: not devctl's alone.
+    expect(
+      namespaceIsOurs({
+        metadata: {
+          name: "team",
+          labels: ours,
+          managedFields: [
+            { manager: "devctl", operation: "Update" },
+            { manager: "devctl", operation: "Apply" },
+          ],
+        },
+      }),
+    ).toBe(false);
   });
 });
 
 describe("uninstall", () => {
-  const install = () => {
+  const install = (networkPolicy = false) => {
     const fake = createFakeCluster();
-    for (const o of buildManifests({ namespace: "ns", image: "i", replicas: 1 })) {
+    for (const o of buildManifests({ namespace: "ns", image: "i", replicas: 1, networkPolicy })) {
       fake.put(
         resourceOf(o),
         o.kind === "Namespace" ? { ...o, metadata: { ...o.metadata, managedFields: [{ manager: "devctl" }] } } : o,
@@ -50,6 +63,7 @@ describe("uninstall", () => {
     const results = await uninstall(fake, "ns", { deleteCrd: false });
     expect(results.map((r) => `${r.name} ${r.action}`)).toEqual([
       "deployment.apps/webapp-operator deleted",
+      "poddisruptionbudget.policy/webapp-operator deleted",
       "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election deleted",
       "role.rbac.authorization.k8s.io/webapp-operator-leader-election deleted",
       "clusterrolebinding.rbac.authorization.k8s.io/webapp-operator-ns deleted",
@@ -60,6 +74,20 @@ describe("uninstall", () => {
       "customresourcedefinition.apiextensions.k8s.io/webapps.apps.example.com kept",
     ]);
     expect([...fake.objects.keys()]).toEqual(["customresourcedefinitions//webapps.apps.example.com"]);
+  });
+
+  test("an install with --network-policy loses its NetworkPolicy too; one never installed is not reported", async () => {
+    const fake = install(true);
+    const results = await uninstall(fake, "ns", { deleteCrd: false });
+    expect(results.slice(0, 3).map((r) => `${r.name} ${r.action}`)).toEqual([
+      "deployment.apps/webapp-operator deleted",
+      "poddisruptionbudget.policy/webapp-operator deleted",
+      "networkpolicy.networking.k8s.io/webapp-operator deleted",
+    ]);
+    expect([...fake.objects.keys()]).toEqual(["customresourcedefinitions//webapps.apps.example.com"]);
+    const again = await uninstall(fake, "ns", { deleteCrd: false });
+    expect(again.map((r) => r.name)).not.toContain("networkpolicy.networking.k8s.io/webapp-operator");
+    expect(again.map((r) => r.name)).toContain("poddisruptionbudget.policy/webapp-operator");
   });
 
   test("with deleteCrd the CRD goes too; a second run finds nothing and fails on nothing", async () => {

@@ -2,8 +2,9 @@
  * `devctl operator uninstall`: removes what install applied, newest first, keeping user data.
  *
  * Properties:
- * - Deletes the Deployment, the RBAC, the ServiceAccount and the leader-election Lease of the install
- *   in `namespace`; an object already gone is reported, not an error (uninstall is idempotent).
+ * - Deletes the Deployment, the PodDisruptionBudget, the NetworkPolicy (if installed with one), the RBAC, the
+ *   ServiceAccount and the leader-election Lease of the install in `namespace`; an object already gone is
+ *   reported, not an error (uninstall is idempotent), except an optional one (the NetworkPolicy) never installed.
  * - Keeps the CRD and therefore every WebApp (and their Deployments and Services) unless `deleteCrd`.
  * - Deletes the install namespace only if devctl created it and nobody else changed it: labelled
  *   app.kubernetes.io/managed-by=devctl and every managedFields entry is devctl's. A namespace that
@@ -13,11 +14,11 @@
  *   the operator's pods are gone, so an install right after it starts clean.
  */
 import { CRD_NAME, DEPLOYMENT_RESOURCE, KIND, SERVICE_RESOURCE, WEBAPP_RESOURCE, API_VERSION } from "../api/webapp.ts";
-import { MANAGED_BY_DEVCTL, MANAGED_BY_LABEL } from "../api/crd.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { FIELD_MANAGER, InstallError } from "./apply.ts";
+import { InstallError } from "./apply.ts";
+import { namespaceIsOurs } from "./namespace-labels.ts";
 import {
   APP_NAME,
   APP_NAME_LABEL,
@@ -25,9 +26,12 @@ import {
   defaultImage,
   displayName,
   LEASE_NAME,
+  leftOut,
   resourceOf,
 } from "./manifests.ts";
 import { CRDS, LEASES, NAMESPACES, PODS, qualifiedName } from "../kube/resources.ts";
+
+export { namespaceIsOurs };
 
 export type DeleteAction = "deleted" | "not found" | "kept" | "already being deleted";
 
@@ -72,14 +76,6 @@ export async function webAppFootprint(client: KubeClient, signal?: AbortSignal):
   };
 }
 
-/** A namespace install created and nobody else touched. */
-export function namespaceIsOurs(ns: KubeObject): boolean {
-  if (ns.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DEVCTL) return false;
-  if (/^(default|kube-.*)$/.test(ns.metadata.name ?? "")) return false;
-  const managers = (ns.metadata.managedFields ?? []) as { manager?: string }[];
-  return managers.every((m) => m.manager === FIELD_MANAGER);
-}
-
 export interface UninstallOptions {
   deleteCrd: boolean;
   onDeleted?: (d: DeletedObject) => void;
@@ -88,7 +84,9 @@ export interface UninstallOptions {
 
 export async function uninstall(client: KubeClient, namespace: string, o: UninstallOptions): Promise<DeletedObject[]> {
   // The names come from the same builders install uses; image and replicas do not matter here.
-  const objects = buildManifests({ namespace, image: defaultImage(), replicas: 1 });
+  const minimal = { namespace, image: defaultImage(), replicas: 1 };
+  const objects = buildManifests({ ...minimal, networkPolicy: true });
+  const optional = new Set(leftOut(minimal).map(displayName));
   const results: DeletedObject[] = [];
   const report = (d: DeletedObject) => {
     results.push(d);
@@ -100,7 +98,7 @@ export async function uninstall(client: KubeClient, namespace: string, o: Uninst
       report({ name: display, action: "deleted", ref: { rt, name, ...(ns ? { namespace: ns } : {}) } });
     } catch (e) {
       if (!isNotFound(e)) throw e;
-      report({ name: display, action: "not found" });
+      if (!optional.has(display)) report({ name: display, action: "not found" });
     }
   };
   for (const obj of [...objects].reverse()) {

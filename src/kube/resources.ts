@@ -18,6 +18,7 @@ export const PODS = resource("", "v1", "pods", "Pod");
 export const INGRESSES = resource("networking.k8s.io", "v1", "ingresses", "Ingress");
 export const INGRESS_CLASSES = resource("networking.k8s.io", "v1", "ingressclasses", "IngressClass", false);
 export const POD_DISRUPTION_BUDGETS = resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget");
+export const NETWORK_POLICIES = resource("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy");
 export const HORIZONTAL_POD_AUTOSCALERS = resource(
   "autoscaling",
   "v2",

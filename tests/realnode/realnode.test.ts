@@ -1,7 +1,9 @@
 /**
  * The operator as users run it: the image from the repo's Dockerfile, installed with
  * `devctl operator install --image <it> --wait` onto the local cluster's real node (kubelet +
- * containerd), checked through the kubelet, the runtime and the API.
+ * containerd), checked through the kubelet, the runtime and the API. Its namespace enforces the restricted
+ * Pod Security Standard (the local kube-apiserver runs the PodSecurity admission plugin by default): the
+ * operator's pods are admitted there, a pod violating it is refused.
  *
  * Needs the real node (tests/cluster, where the machine can run it). Without it every test here is
  * skipped with the reason, which the runner turns into a failure on CI (CI=true).
@@ -19,6 +21,8 @@ import {
   getOrUndefined,
   kube,
   kubectl,
+  NAMESPACES,
+  PODS,
   SERVICES,
   tempNamespace,
   WEBAPPS,
@@ -104,6 +108,34 @@ describe("the operator image on the real node", () => {
     const images = ctr(n, "images", "ls", "-q").stdout.split("\n");
     expect(images).toContain(image);
   });
+
+  realTest(
+    "the namespace enforces the restricted Pod Security Standard: both replicas were admitted and run there, a pod violating it is refused",
+    async () => {
+      const ns = await kube.get(NAMESPACES, NS);
+      expect(ns.metadata.labels).toMatchObject({
+        "pod-security.kubernetes.io/enforce": "restricted",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+      });
+      const pods = await podsOf(NS);
+      expect(pods.map((p) => p.status?.phase)).toEqual(["Running", "Running"]);
+      // The same image and node as the operator, only without the restricted securityContext: refused at admission.
+      const refused = await kube
+        .create(PODS, {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "violates-restricted", namespace: NS },
+          spec: { nodeName: requireNode().name, containers: [{ name: "c", image, imagePullPolicy: "Never" }] },
+        })
+        .then(
+          () => "admitted",
+          (e: Error) => e.message,
+        );
+      expect(refused).toContain('violates PodSecurity "restricted:latest"');
+      expect(refused).toContain("runAsNonRoot");
+      expect(await getOrUndefined(PODS, "violates-restricted", NS)).toBeUndefined();
+    },
+  );
 
   realTest("one replica leads: the Lease names one of them and only that one reports leader=1", async () => {
     const pods = await podsOf(NS);

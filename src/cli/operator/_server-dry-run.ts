@@ -4,7 +4,7 @@
  * apply would do (created, configured, unchanged). Objects in a namespace that does not exist yet cannot
  * be checked this way (the API server refuses them; kubectl has the same limit): they are reported as such.
  */
-import { FIELD_MANAGER } from "../../install/apply.ts";
+import { FIELD_MANAGER, fitNamespace } from "../../install/apply.ts";
 import { displayName, resourceOf } from "../../install/manifests.ts";
 import { isNotFound } from "../../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../../kube/types.ts";
@@ -14,7 +14,8 @@ export type DryRunLine = { name: string; action: "created" | "configured" | "unc
 export async function serverDryRun(client: KubeClient, objects: readonly KubeObject[]): Promise<DryRunLine[]> {
   const missingNamespaces = new Set<string>();
   const lines: DryRunLine[] = [];
-  for (const obj of objects) {
+  // The Namespace as install would apply it: Pod Security labels someone else set are kept (install/namespace-labels.ts).
+  for (const obj of (await fitNamespace(client, objects)).objects) {
     const rt = resourceOf(obj);
     const ns = rt.namespaced ? obj.metadata.namespace : undefined;
     if (ns && missingNamespaces.has(ns)) {

@@ -2,8 +2,10 @@
 import { defineCommand } from "citty";
 import { VERSION } from "../../build/version.ts";
 import { realClock } from "../../runtime/clock.ts";
+import { metricsLabelArg } from "../../install/hardening.ts";
 import {
   buildManifests,
+  leftOut,
   DEFAULT_NAMESPACE,
   OPERATOR_DEFAULT_REPLICAS,
   defaultImage,
@@ -99,6 +101,13 @@ export const manifestArgs = {
   ),
   /** Passed on to the operator's `run` (install/deployment.ts operatorArgs): the same flag. */
   "auto-rollback": runArgs["auto-rollback"],
+  "network-policy": {
+    type: "boolean",
+    default: false,
+    description:
+      `Add a NetworkPolicy: the operator's pods admit only metrics scrapes, from namespaces labelled ${metricsLabelArg()} ` +
+      "(install without it deletes one an earlier install added)",
+  },
 } as const;
 
 export interface ManifestFlags {
@@ -112,6 +121,7 @@ export interface ManifestFlags {
   "memory-request"?: string;
   "memory-limit"?: string;
   "auto-rollback"?: boolean;
+  "network-policy"?: boolean;
 }
 
 export function installOptionsFrom(args: ManifestFlags): InstallOptions {
@@ -147,6 +157,7 @@ export function installOptionsFrom(args: ManifestFlags): InstallOptions {
     ...(memoryRequest ? { memoryRequest } : {}),
     ...(memoryLimit ? { memoryLimit } : {}),
     ...(args["auto-rollback"] ? { autoRollback: true } : {}),
+    ...(args["network-policy"] ? { networkPolicy: true } : {}),
   };
 }
 
@@ -154,14 +165,16 @@ export default defineCommand({
   meta: {
     name: "install",
     description:
-      "Install the WebApp operator: the CRD, a namespace, a ServiceAccount, least-privilege RBAC and the operator " +
-      `Deployment (server-side apply; running it again changes nothing)
+      "Install the WebApp operator: the CRD, a namespace enforcing the restricted Pod Security Standard, a ServiceAccount, " +
+      "least-privilege RBAC, a PodDisruptionBudget and the operator Deployment " +
+      `(server-side apply; running it again changes nothing)
 
 Examples:
   devctl operator install --wait
   devctl operator install --image registry.example.com/devctl:0.1.0 --replicas 1 -n platform
   devctl operator install --image devctl:local --image-pull-policy Never --wait     # an image loaded onto the nodes
   devctl operator install --node-selector pool=ops --toleration dedicated=ops:NoSchedule --memory-limit 1Gi
+  devctl operator install --network-policy      # metrics only from namespaces labelled metrics=enabled
   devctl operator install --dry-run > devctl-operator.yaml     # print, apply nothing
   devctl operator install --dry-run=server                     # the API server checks it, stores nothing`,
   },
@@ -213,6 +226,7 @@ Examples:
       timeoutMs,
       onApplied: (r) => out(`${r.name} ${r.action}`),
       onProgress: (line) => info(line),
+      absent: leftOut(opts),
     });
     const changed = results.filter((r) => r.action !== "unchanged").length;
     info(

@@ -12,8 +12,9 @@ export default defineCommand({
     name: "status",
     description:
       "Show the installed operator: version, image, ready replicas, the current leader and its last renewal, " +
-      "WebApps by condition, and problems (a stuck rollout, ready pods with no leader, two operators, " +
-      `an image of another version; exit 1 if any)
+      "WebApps by condition, the hardened parts, and problems (a stuck rollout, ready pods with no leader, two operators, " +
+      "an image of another version, a missing Pod Security label, PodDisruptionBudget or, installed with it, " +
+      `NetworkPolicy; exit 1 if any)
 
 Examples:
   devctl operator status
