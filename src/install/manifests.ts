@@ -3,8 +3,8 @@
  * prints the very same list.
  *
  * Properties:
- * - Ordered for apply: CRD, Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, Role,
- *   RoleBinding, Deployment. Uninstall walks the same names backwards.
+ * - Ordered for apply: CRD, Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, the metrics reader
+ *   ClusterRole, Role, RoleBinding, Deployment. Uninstall walks the same names backwards.
  * - Deterministic: the same options give deep-equal objects with the same key order.
  * - Recognisable: every object is labelled app.kubernetes.io/managed-by=devctl (the CRD too, see
  *   api/crd.ts); the operator's objects also app.kubernetes.io/name=devctl-operator.
@@ -33,6 +33,7 @@ import {
   buildClusterRoleBinding,
   buildLeaseRole,
   buildLeaseRoleBinding,
+  buildMetricsReaderRole,
   type RbacNames,
 } from "./rbac.ts";
 
@@ -112,6 +113,7 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
     },
     buildClusterRole(names),
     buildClusterRoleBinding(names),
+    buildMetricsReaderRole(labels),
     buildLeaseRole(names),
     buildLeaseRoleBinding(names),
     buildOperatorDeployment({

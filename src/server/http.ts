@@ -45,6 +45,18 @@ function probeResponse(probe: Probe, name: string): Response {
   return new Response(result || `${name} check failed`, { status: 500, headers: { "content-type": TEXT } });
 }
 
+/** The Prometheus exposition, or 500 with why collecting it failed. */
+export function metricsResponse(metrics: () => string): Response {
+  try {
+    return new Response(metrics(), { headers: { "content-type": METRICS } });
+  } catch (err) {
+    return new Response(`collecting metrics failed: ${messageOf(err)}`, {
+      status: 500,
+      headers: { "content-type": TEXT },
+    });
+  }
+}
+
 function route(opts: ServerOptions, path: string): Response {
   switch (path) {
     case "/healthz":
@@ -52,14 +64,7 @@ function route(opts: ServerOptions, path: string): Response {
     case "/readyz":
       return probeResponse(opts.readyz, "readyz");
     case "/metrics":
-      try {
-        return new Response(opts.metrics(), { headers: { "content-type": METRICS } });
-      } catch (err) {
-        return new Response(`collecting metrics failed: ${messageOf(err)}`, {
-          status: 500,
-          headers: { "content-type": TEXT },
-        });
-      }
+      return metricsResponse(opts.metrics);
     default:
       return new Response("not found; try /healthz, /readyz or /metrics\n", {
         status: 404,
