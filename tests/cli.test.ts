@@ -110,6 +110,7 @@ describe("devctl operator install", () => {
       "serviceaccount/webapp-operator",
       `clusterrole.rbac.authorization.k8s.io/${clusterRoleName(INSTALL_NS)}`,
       `clusterrolebinding.rbac.authorization.k8s.io/${clusterRoleName(INSTALL_NS)}`,
+      "clusterrole.rbac.authorization.k8s.io/devctl-metrics-reader",
       "role.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "deployment.apps/webapp-operator",
@@ -121,7 +122,7 @@ describe("devctl operator install", () => {
     const second = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE]);
     expect(second.code).toBe(0);
     expect(lines(second.stdout).every((l) => l.endsWith(" unchanged"))).toBe(true);
-    expect(lines(second.stdout).length).toBe(8);
+    expect(lines(second.stdout).length).toBe(9);
     expect(second.stderr).toContain("everything was already up to date");
   }, 120_000);
 
@@ -144,14 +145,14 @@ describe("devctl operator install", () => {
     );
     expect(dry.stderr).toBe("");
     expect(dry.code).toBe(0);
-    expect(lines(dry.stdout).length).toBe(8);
+    expect(lines(dry.stdout).length).toBe(9);
   }, 30_000);
 
   test("--dry-run=server has the API server check every object of an installed operator: all unchanged", async () => {
     const before = await kube.get(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
     const r = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE, "--dry-run=server"]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(lines(r.stdout).length).toBe(8);
+    expect(lines(r.stdout).length).toBe(9);
     expect(lines(r.stdout).filter((l) => !l.endsWith(" unchanged (server dry run)"))).toEqual([]);
     const other = devctl([
       "operator",

@@ -53,7 +53,13 @@ const sameAddress = (a: Address, b: Address) => a.port !== 0 && a.port === b.por
 export async function serveEndpoints(o: EndpointOptions): Promise<Runnable[]> {
   const runnables: Runnable[] = [];
   const serve = (addr: Address, what: string): string => {
-    const s = startServer({ ...addr, healthz: () => true, readyz: o.readyz, metrics: o.metrics });
+    // Plain /metrics only when metrics are not secure: the health port must not hand them out without a token.
+    const s = startServer({
+      ...addr,
+      healthz: () => true,
+      readyz: o.readyz,
+      ...(o.secure ? {} : { metrics: o.metrics }),
+    });
     runnables.push(onStop(`${what} server ${s.url}`, () => s.stop()));
     return s.url;
   };

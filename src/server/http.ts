@@ -4,7 +4,8 @@
  *
  * - GET /healthz, /readyz: 200 "ok" when the probe returns true; 500 with the probe's reason (a
  *   string) otherwise, or with the error message when the probe throws.
- * - GET /metrics: the callback's text as `text/plain; version=0.0.4` (Prometheus text format).
+ * - GET /metrics: the callback's text as `text/plain; version=0.0.4` (Prometheus text format); 404 without one
+ *   (secure metrics are served by https.ts, never here).
  * - HEAD is answered like GET without a body; other methods get 405, other paths 404.
  * - Port 0 picks a free port; the returned `url` and `port` say which.
  * - `stop()` closes the listener and open connections.
@@ -19,7 +20,8 @@ export interface ServerOptions {
   port: number;
   healthz: Probe;
   readyz: Probe;
-  metrics: () => string;
+  /** Undefined: /metrics is not served here (it is served securely elsewhere) and answers 404. */
+  metrics?: () => string;
 }
 
 export interface RunningServer {
@@ -64,9 +66,13 @@ function route(opts: ServerOptions, path: string): Response {
     case "/readyz":
       return probeResponse(opts.readyz, "readyz");
     case "/metrics":
-      return metricsResponse(opts.metrics);
+      if (opts.metrics) return metricsResponse(opts.metrics);
+      return new Response("not found: /metrics is served over HTTPS on the metrics address\n", {
+        status: 404,
+        headers: { "content-type": TEXT },
+      });
     default:
-      return new Response("not found; try /healthz, /readyz or /metrics\n", {
+      return new Response(`not found; try /healthz, /readyz${opts.metrics ? " or /metrics" : ""}\n`, {
         status: 404,
         headers: { "content-type": TEXT },
       });
