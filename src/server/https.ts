@@ -11,7 +11,6 @@
  * - `reload(pair)` serves a new certificate from the next connection on (Bun.serve: the listener is reopened on the
  *   same port, connections open meanwhile finish on the old one; node:http2: its secure context is replaced).
  */
-import http2 from "node:http2";
 import type { Logger } from "../runtime/logger.ts";
 import { metricsResponse, type RunningServer } from "./http.ts";
 import type { RequestAuth } from "./request-auth.ts";
@@ -78,6 +77,8 @@ function listenBun(o: SecureServerOptions, hostname: string, port: number, tls: 
 }
 
 async function listenHttp2(o: SecureServerOptions, hostname: string, port: number, tls: PemPair): Promise<Listener> {
+  // Loaded only with --enable-http2: node:http2 is not part of a default start.
+  const http2 = await import("node:http2");
   const server = http2.createSecureServer({ ...tls, allowHTTP1: true }, (req, res) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers))
