@@ -521,9 +521,14 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       (await Bun.file(join(ROOT, "Dockerfile")).text()).match(/^ENTRYPOINT (.*)$/m)![1]!,
     ) as string[];
     const port = await freePort();
-    // The pod's args, except that both servers share one free loopback port instead of :8080/:8081.
+    const metricsPort = await freePort();
+    // The pod's args, except that the servers listen on free loopback ports instead of :8443 (HTTPS) and :8081.
     const args = (container.args as string[]).map((a) =>
-      /^--(metrics|health-probe)-bind-address=/.test(a) ? a.replace(/=.*/, `=127.0.0.1:${port}`) : a,
+      a.startsWith("--health-probe-bind-address=")
+        ? `--health-probe-bind-address=127.0.0.1:${port}`
+        : a.startsWith("--metrics-bind-address=")
+          ? `--metrics-bind-address=127.0.0.1:${metricsPort}`
+          : a,
     );
     // The binary is bind-mounted at a fixed path first, as the image has it at one: the clone may sit
     // under /tmp, which the pod's empty /tmp below would hide.
@@ -589,6 +594,9 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       "the in-cluster operator to be ready",
     );
     expect(logs).toContain(`starting the WebApp operator against https://127.0.0.1:${env.KUBERNETES_SERVICE_PORT}`);
+    // Secure metrics work as the pod runs (read-only root, user 65532): HTTPS, and no token is 401.
+    const scrape = await fetch(`https://127.0.0.1:${metricsPort}/metrics`, { tls: { rejectUnauthorized: false } });
+    expect(scrape.status).toBe(401);
 
     // It reconciles with the installed RBAC: Deployment, Service, status, events.
     const create = devctl([
