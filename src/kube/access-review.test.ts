@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { reviewAccess, reviewToken } from "./access-review.ts";
+import { isRetriableReviewError, reviewAccess, reviewToken } from "./access-review.ts";
 import { KubeError } from "./errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "./types.ts";
 
@@ -91,4 +91,16 @@ describe("reviewAccess", () => {
       reason: "webhook says no",
     });
   });
+});
+
+test("isRetriableReviewError: no answer, 429 and 5xx are retried; a refusal or a bad request is not", () => {
+  const e = (reason: ConstructorParameters<typeof KubeError>[0], code: number) => new KubeError(reason, "m", code);
+  expect(
+    [e("Unreachable", 0), e("Timeout", 504), e("Other", 429), e("Other", 500), e("Other", 503)].map(
+      isRetriableReviewError,
+    ),
+  ).toEqual([true, true, true, true, true]);
+  expect(
+    [e("Forbidden", 403), e("Unauthorized", 401), e("Invalid", 422), new Error("x")].map(isRetriableReviewError),
+  ).toEqual([false, false, false, false]);
 });

@@ -11,7 +11,9 @@
  * - `reviewAccess` asks whether that user (name, uid, groups, extra, as the TokenReview gave them) may `verb` the
  *   non-resource `path`; `allowed` is the API server's answer, `reason` its explanation. Rejects like reviewToken.
  * - Each review is bounded by REVIEW_TIMEOUT_MS (k8s.io/apiserver's TokenAccessReviewTimeout, 10 s).
+ * - `isRetriableReviewError`: what k8s.io/apiserver's webhooks retry: no answer (unreachable, timed out), 429, 5xx.
  */
+import { KubeError } from "./errors.ts";
 import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS, apiVersionOf } from "./resources.ts";
 import type { KubeClient, KubeObject } from "./types.ts";
 
@@ -37,6 +39,11 @@ interface TokenReview extends KubeObject {
 
 interface SubjectAccessReview extends KubeObject {
   status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
+}
+
+export function isRetriableReviewError(e: unknown): boolean {
+  if (!(e instanceof KubeError)) return false;
+  return e.reason === "Unreachable" || e.reason === "Timeout" || e.code === 429 || e.code >= 500;
 }
 
 const bounded = (signal?: AbortSignal): AbortSignal =>

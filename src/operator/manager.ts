@@ -29,7 +29,7 @@ import { Manager, type ManagerOutcome, onStop } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
-import { reviewAccess, reviewToken } from "../kube/access-review.ts";
+import { isRetriableReviewError, reviewAccess, reviewToken } from "../kube/access-review.ts";
 import { loadCertDir } from "../server/cert-dir.ts";
 import { type Address, type SecureMetrics, serveEndpoints } from "../server/endpoints.ts";
 import type { Probe } from "../server/http.ts";
@@ -176,6 +176,7 @@ async function secureMetrics(
   const auth = createRequestAuth({
     authenticate: (token) => reviewToken(client, token),
     authorize: (user, attributes) => reviewAccess(client, user, attributes),
+    retriable: isRetriableReviewError,
     clock,
     logger,
   });

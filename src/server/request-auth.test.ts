@@ -204,3 +204,71 @@ describe("request authentication and authorization", () => {
     expect(h.logs.join("\n")).not.toContain("secret-token");
   });
 });
+
+describe("a review that fails", () => {
+  const busy = () => Object.assign(new Error("the server is currently unable to handle the request"), { busy: true });
+  const retriable = (e: unknown) => (e as { busy?: boolean }).busy === true;
+
+  test("is made again after 500, 750 and 1125 ms (no jitter) while it fails retriably, and answers once it succeeds", async () => {
+    let calls = 0;
+    const h = harness({
+      retriable,
+      random: () => 0,
+      authenticate: async () => {
+        calls++;
+        if (calls <= 3) throw busy();
+        return READER;
+      },
+    });
+    const answer = h.scrape("reader-token");
+    await h.clock.settle();
+    expect(calls).toBe(1);
+    await h.clock.advance(499);
+    expect(calls).toBe(1);
+    await h.clock.advance(1);
+    expect(calls).toBe(2);
+    await h.clock.advance(750);
+    expect(calls).toBe(3);
+    await h.clock.advance(1125);
+    expect(calls).toBe(4);
+    expect(await answer).toEqual([200, "let through"]);
+  });
+
+  test("gives up after 5 attempts with 500; the jitter makes each delay up to 20% longer", async () => {
+    let calls = 0;
+    const h = harness({
+      retriable,
+      random: () => 0.5, // +10%
+      authorize: async () => {
+        calls++;
+        throw busy();
+      },
+    });
+    const answer = h.scrape("reader-token");
+    await h.clock.settle();
+    expect(calls).toBe(1);
+    for (const d of [550, 825, 1237.5, 1856.25]) {
+      const before = calls;
+      await h.clock.advance(d - 0.25);
+      expect(calls).toBe(before);
+      await h.clock.advance(0.25);
+      expect(calls).toBe(before + 1);
+    }
+    expect(calls).toBe(5);
+    const [status, body] = await answer;
+    expect([status, body]).toEqual([500, expect.stringContaining("the SubjectAccessReview could not be made")]);
+  });
+
+  test("is not made again when the failure is not retriable (or no predicate is given)", async () => {
+    let calls = 0;
+    const h = harness({
+      retriable,
+      authenticate: async () => {
+        calls++;
+        throw new Error("forbidden");
+      },
+    });
+    expect((await h.scrape("reader-token"))[0]).toBe(500);
+    expect(calls).toBe(1);
+  });
+});

@@ -11,7 +11,8 @@
  *   (the API server down): a scrape is never let through, nor told its token is bad, because the API server is.
  * - Cached as k8s.io/apiserver caches for controller-runtime: a token's review (authenticated or not) for
  *   TOKEN_TTL_MS (1 min); an access decision for ALLOWED_TTL_MS (5 min) when allowed, DENIED_TTL_MS (30 s) when not.
- *   A failed review is not cached. Each cache holds at most `maxEntries` (CACHE_MAX, 4096); the oldest go first.
+ *   A failed review is retried per REVIEW_BACKOFF when `retriable` says so, and not cached. Each cache holds at
+ *   most `maxEntries` (CACHE_MAX, 4096); the oldest go first.
  * - Tokens are held only as their SHA-256 digest, and never logged; concurrent requests with the same token (or the
  *   same user and attributes) share one review in flight.
  * - `check` resolves to undefined when the request may proceed, else to the response to send.
@@ -25,15 +26,25 @@ export const TOKEN_TTL_MS = 60_000;
 export const ALLOWED_TTL_MS = 5 * 60_000;
 export const DENIED_TTL_MS = 30_000;
 export const CACHE_MAX = 4096;
+/**
+ * A review that fails with an error `retriable` accepts is made again after 500 ms, then 1.5 times longer each time
+ * (each delay up to 20% longer, at random), 5 attempts in all: k8s.io/apiserver's DefaultAuthWebhookRetryBackoff,
+ * which controller-runtime's filter copies.
+ */
+export const REVIEW_BACKOFF = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 } as const;
 
 export interface RequestAuthOptions {
   /** TokenReview: the token's user, undefined when not authenticated; rejects when the review cannot be made. */
   authenticate: (token: string) => Promise<UserInfo | undefined>;
   /** SubjectAccessReview of a non-resource URL; rejects when the review cannot be made. */
   authorize: (user: UserInfo, attributes: { path: string; verb: string }) => Promise<AccessDecision>;
+  /** Whether a failed review is worth making again (the API server busy or unreachable); default: never. */
+  retriable?: (error: unknown) => boolean;
   clock: Clock;
   logger: Logger;
   maxEntries?: number;
+  /** [0, 1), for the backoff's jitter; default Math.random. */
+  random?: () => number;
 }
 
 export interface RequestAuth {
@@ -49,6 +60,21 @@ export function bearerToken(header: string | null): string | undefined {
   const parts = (header ?? "").trim().split(" ");
   if (parts.length < 2 || parts[0]?.toLowerCase() !== "bearer") return undefined;
   return parts[1] || undefined;
+}
+
+/** fn, made again per REVIEW_BACKOFF while it fails with an error `retriable` accepts. */
+async function withBackoff<T>(fn: () => Promise<T>, o: RequestAuthOptions): Promise<T> {
+  const { initialMs, factor, jitter, steps } = REVIEW_BACKOFF;
+  let delay: number = initialMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (attempt >= steps || !o.retriable?.(e)) throw e;
+      await o.clock.sleep(delay * (1 + jitter * (o.random ?? Math.random)()));
+      delay *= factor;
+    }
+  }
 }
 
 const digest = (token: string): string => new Bun.CryptoHasher("sha256").update(token).digest("hex");
@@ -74,7 +100,7 @@ export function createRequestAuth(o: RequestAuthOptions): RequestAuth {
     const cached = tokens.get(key);
     if (cached !== undefined) return cached;
     return shared(`t:${key}`, async () => {
-      const user = (await o.authenticate(token)) ?? null;
+      const user = (await withBackoff(() => o.authenticate(token), o)) ?? null;
       tokens.set(key, user);
       return user;
     });
@@ -85,7 +111,7 @@ export function createRequestAuth(o: RequestAuthOptions): RequestAuth {
     const cached = allowed.get(key) ?? denied.get(key);
     if (cached) return cached;
     return shared(`a:${key}`, async () => {
-      const decision = await o.authorize(user, attributes);
+      const decision = await withBackoff(() => o.authorize(user, attributes), o);
       (decision.allowed ? denied : allowed).delete(key);
       (decision.allowed ? allowed : denied).set(key, decision);
       return decision;
