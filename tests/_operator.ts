@@ -27,6 +27,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+const knowsFlag = new Map<string, boolean>();
+/** Whether this build of `devctl operator run` has --metrics-secure (its help says so). */
+function knowsMetricsSecure(binary: string): boolean {
+  let known = knowsFlag.get(binary);
+  if (known === undefined) {
+    const help = Bun.spawnSync([binary, "operator", "run", "--help"], { stdout: "pipe", stderr: "pipe" });
+    known = help.stdout.toString().includes("--metrics-secure");
+    knowsFlag.set(binary, known);
+  }
+  return known;
+}
+
 export async function startOperator(
   args: string[],
   opts: { env?: Record<string, string>; waitReady?: boolean; binary?: string } = {},
@@ -45,6 +57,9 @@ export async function startOperator(
       `127.0.0.1:${port}`,
       "--health-probe-bind-address",
       `127.0.0.1:${port}`,
+      // Plain HTTP on loopback, probes and scrapes on one port: these suites measure the operator, not its auth.
+      // A release from before secure metrics (upgrade.test.ts) has no such flag and serves plain HTTP anyway.
+      ...(knowsMetricsSecure(opts.binary ?? DEVCTL) ? ["--metrics-secure=false"] : []),
       "--log-format",
       "json",
       ...args,

@@ -390,7 +390,7 @@ describe("colour only on a terminal", () => {
     // Information and progress are never red, even on a terminal.
     const dry = await runPty(["operator", "install", "--dry-run"]);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain("# dry run: 9 objects printed, nothing applied\n");
+    expect(dry.stdout).toContain("# dry run: 10 objects printed, nothing applied\n");
     expect(dry.stdout).not.toContain(ESC);
   });
 });

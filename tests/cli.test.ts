@@ -110,6 +110,7 @@ describe("devctl operator install", () => {
       "serviceaccount/webapp-operator",
       `clusterrole.rbac.authorization.k8s.io/${clusterRoleName(INSTALL_NS)}`,
       `clusterrolebinding.rbac.authorization.k8s.io/${clusterRoleName(INSTALL_NS)}`,
+      "clusterrole.rbac.authorization.k8s.io/devctl-metrics-reader",
       "role.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "poddisruptionbudget.policy/webapp-operator",
@@ -122,7 +123,7 @@ describe("devctl operator install", () => {
     const second = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE]);
     expect(second.code).toBe(0);
     expect(lines(second.stdout).every((l) => l.endsWith(" unchanged"))).toBe(true);
-    expect(lines(second.stdout).length).toBe(9);
+    expect(lines(second.stdout).length).toBe(10);
     expect(second.stderr).toContain("everything was already up to date");
   }, 120_000);
 
@@ -145,14 +146,14 @@ describe("devctl operator install", () => {
     );
     expect(dry.stderr).toBe("");
     expect(dry.code).toBe(0);
-    expect(lines(dry.stdout).length).toBe(9);
+    expect(lines(dry.stdout).length).toBe(10);
   }, 30_000);
 
   test("--dry-run=server has the API server check every object of an installed operator: all unchanged", async () => {
     const before = await kube.get(DEPLOYMENTS, "webapp-operator", INSTALL_NS);
     const r = devctl(["operator", "install", "-n", INSTALL_NS, "--image", IMAGE, "--dry-run=server"]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(lines(r.stdout).length).toBe(9);
+    expect(lines(r.stdout).length).toBe(10);
     expect(lines(r.stdout).filter((l) => !l.endsWith(" unchanged (server dry run)"))).toEqual([]);
     const other = devctl([
       "operator",
@@ -521,9 +522,14 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       (await Bun.file(join(ROOT, "Dockerfile")).text()).match(/^ENTRYPOINT (.*)$/m)![1]!,
     ) as string[];
     const port = await freePort();
-    // The pod's args, except that both servers share one free loopback port instead of :8080/:8081.
+    const metricsPort = await freePort();
+    // The pod's args, except that the servers listen on free loopback ports instead of :8443 (HTTPS) and :8081.
     const args = (container.args as string[]).map((a) =>
-      /^--(metrics|health-probe)-bind-address=/.test(a) ? a.replace(/=.*/, `=127.0.0.1:${port}`) : a,
+      a.startsWith("--health-probe-bind-address=")
+        ? `--health-probe-bind-address=127.0.0.1:${port}`
+        : a.startsWith("--metrics-bind-address=")
+          ? `--metrics-bind-address=127.0.0.1:${metricsPort}`
+          : a,
     );
     // The binary is bind-mounted at a fixed path first, as the image has it at one: the clone may sit
     // under /tmp, which the pod's empty /tmp below would hide.
@@ -589,6 +595,9 @@ describe("the operator image's entrypoint, run as the pod runs it", () => {
       "the in-cluster operator to be ready",
     );
     expect(logs).toContain(`starting the WebApp operator against https://127.0.0.1:${env.KUBERNETES_SERVICE_PORT}`);
+    // Secure metrics work as the pod runs (read-only root, user 65532): HTTPS, and no token is 401.
+    const scrape = await fetch(`https://127.0.0.1:${metricsPort}/metrics`, { tls: { rejectUnauthorized: false } });
+    expect(scrape.status).toBe(401);
 
     // It reconciles with the installed RBAC: Deployment, Service, status, events.
     const create = devctl([

@@ -147,6 +147,8 @@ async function operator(kubeconfigFile: string, extra: string[]) {
       `127.0.0.1:${port}`,
       "--health-probe-bind-address",
       `127.0.0.1:${port}`,
+      // Plain HTTP on loopback, probes and scrapes on one port: these suites measure the operator, not its auth.
+      "--metrics-secure=false",
       ...extra,
     ],
     { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...DEBUG_ENV, KUBECONFIG: "" } },

@@ -7,12 +7,15 @@
  *   status, look up, create, cache and server-side apply (patch) Deployments and Services in any
  *   namespace, delete them (the orphans the garbage collector missed, src/operator/orphans.ts), list Pods
  *   (read on demand for a WebApp that is not Ready, to report why: the one pod verb), create and patch
- *   Events, and get/create/update its Lease in its own namespace.
+ *   Events, get/create/update its Lease in its own namespace, and create TokenReviews and SubjectAccessReviews
+ *   (secure metrics; nothing else of those APIs).
  * - It cannot do anything else: not write WebApp specs, not update (PUT) or delete-collection
  *   children, not read Secrets or ConfigMaps, not touch Leases anywhere else,
  *   not read or write CRDs, RBAC, Namespaces or Nodes, not get, watch or write Pods, not exec, not mint
  *   tokens, not impersonate.
  * - `kubectl auth can-i --list` shows exactly those grants plus the ones every authenticated user has.
+ * - Who may scrape its secure /metrics (a reader-bound ServiceAccount 200, an unbound one 403, no token 401) is
+ *   tests/metrics-auth.test.ts, against a running operator.
  * The expectations are written out here, not imported from src/install: this is the spec the builders
  * are checked against. Uninstalled afterwards (the shared CRD is kept).
  */
@@ -126,6 +129,8 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["list"], ["pods", "events"], [...ns, "*"]),
       ...each(["list", "watch"], ["ingressclasses.networking.k8s.io"], [""]),
       ...each(["get", "create", "update", "list", "watch"], ["leases.coordination.k8s.io"], [INSTALL_NS]),
+      // Secure metrics: a scrape's token and its access to /metrics are reviewed by the API server.
+      ...each(["create"], ["tokenreviews.authentication.k8s.io", "subjectaccessreviews.authorization.k8s.io"], [""]),
     ];
   };
   const mustNot = (): Check[] => {
@@ -189,6 +194,14 @@ describe("the installed operator's ServiceAccount", () => {
       ...each(["delete", "update", "get", "watch"], ["events"], ns),
       ...each(["create"], ["events.events.k8s.io"], ns),
       ...each(["*"], ["*"], [...ns, ""]),
+      // The reviews are create-only, and only those two: no other review, no reading them back.
+      ...each(
+        ["get", "list", "watch", "update", "delete"],
+        ["tokenreviews.authentication.k8s.io", "subjectaccessreviews.authorization.k8s.io"],
+        [""],
+      ),
+      ...each(["create"], ["localsubjectaccessreviews.authorization.k8s.io"], ns),
+      ...each(["create"], ["certificatesigningrequests.certificates.k8s.io"], [""]),
     ];
   };
 
@@ -268,6 +281,8 @@ describe("the installed operator's ServiceAccount", () => {
       "ingressclasses.networking.k8s.io": "list watch",
       events: "create list patch",
       pods: "list",
+      "tokenreviews.authentication.k8s.io": "create",
+      "subjectaccessreviews.authorization.k8s.io": "create",
     };
     expect(granted(apps.name)).toEqual({ ...everyone, ...clusterWide });
     expect(granted(INSTALL_NS)).toEqual({

@@ -3,8 +3,9 @@
  *
  * Properties:
  * - Runs the image's ENTRYPOINT (`devctl operator run`, see the Dockerfile) with OPERATOR_ARGS only:
- *   leader election on, the Lease in the install namespace, JSON logs, /metrics on :8080 and
- *   /healthz + /readyz on :8081. WATCH_NAMESPACE is not set: the operator watches every namespace.
+ *   leader election on, the Lease in the install namespace, JSON logs, /metrics over HTTPS on :8443 (port
+ *   "https"; a bearer token allowed to get /metrics, see rbac.ts METRICS_READER_ROLE) and plain /healthz + /readyz
+ *   on :8081. WATCH_NAMESPACE is not set: the operator watches every namespace.
  * - Hardened: non-root (65532, distroless "nonroot"), read-only root filesystem (a small emptyDir
  *   at /tmp is the only writable path), no privilege escalation, every capability dropped, seccomp
  *   RuntimeDefault.
@@ -19,10 +20,11 @@ import type { KubeObject } from "../kube/types.ts";
 import { containerResources, type ContainerResources } from "./resources.ts";
 
 export const OPERATOR_CONTAINER_NAME = "operator";
-export const METRICS_PORT = 8080;
+/** HTTPS, bearer token required (`operator run --metrics-secure`, the default). */
+export const METRICS_PORT = 8443;
 /** The container port's name; the metrics Service, ServiceMonitor (monitoring.ts) and NetworkPolicy (hardening.ts)
  * refer to it by name. */
-export const METRICS_PORT_NAME = "metrics";
+export const METRICS_PORT_NAME = "https";
 export const HEALTH_PORT = 8081;
 /** `operator run`'s default --shutdown-timeout is 30 s; Kubernetes must wait longer than that. */
 export const TERMINATION_GRACE_SECONDS = 40;
@@ -68,6 +70,7 @@ export function operatorArgs(p: Pick<DeploymentParams, "namespace" | "leaseName"
     `--lease-name=${p.leaseName}`,
     `--lease-namespace=${p.namespace}`,
     "--log-format=json",
+    "--metrics-secure",
     `--metrics-bind-address=:${METRICS_PORT}`,
     `--health-probe-bind-address=:${HEALTH_PORT}`,
     ...(p.autoRollback ? ["--auto-rollback"] : []),

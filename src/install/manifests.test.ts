@@ -30,6 +30,7 @@ describe("buildManifests", () => {
       "serviceaccount/webapp-operator",
       "clusterrole.rbac.authorization.k8s.io/webapp-operator-devctl-system",
       "clusterrolebinding.rbac.authorization.k8s.io/webapp-operator-devctl-system",
+      "clusterrole.rbac.authorization.k8s.io/devctl-metrics-reader",
       "role.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election",
       "poddisruptionbudget.policy/webapp-operator",
@@ -38,7 +39,7 @@ describe("buildManifests", () => {
     expect(
       buildManifests({ ...opts, networkPolicy: true })
         .map(displayName)
-        .slice(7, 10),
+        .slice(8, 11),
     ).toEqual([
       "networkpolicy.networking.k8s.io/webapp-operator",
       "poddisruptionbudget.policy/webapp-operator",
@@ -122,10 +123,29 @@ describe("RBAC", () => {
       "poddisruptionbudgets",
       "pods",
       "services",
+      "subjectaccessreviews",
+      "tokenreviews",
       "webapps",
       "webapps/finalizers",
       "webapps/status",
     ]);
+  });
+
+  test("secure metrics: exactly create on tokenreviews and subjectaccessreviews, nothing else of those groups", () => {
+    expect(verbsOf(clusterRules, "authentication.k8s.io", "tokenreviews")).toEqual(["create"]);
+    expect(verbsOf(clusterRules, "authorization.k8s.io", "subjectaccessreviews")).toEqual(["create"]);
+    const authGroups = clusterRules.filter((r) =>
+      r.apiGroups.some((g) => g.startsWith("authentication.k8s.io") || g.startsWith("authorization.k8s.io")),
+    );
+    expect(authGroups.flatMap((r) => r.resources).sort()).toEqual(["subjectaccessreviews", "tokenreviews"]);
+  });
+
+  test("ships the metrics reader ClusterRole, get on /metrics only, and binds it to no one", () => {
+    const readers = objects.filter((o) => o.metadata.name === "devctl-metrics-reader");
+    expect(readers.map((o) => o.kind)).toEqual(["ClusterRole"]);
+    expect((readers[0] as Record<string, any>).rules).toEqual([{ nonResourceURLs: ["/metrics"], verbs: ["get"] }]);
+    const bound = objects.flatMap((o) => ((o as Record<string, any>).roleRef?.name as string | undefined) ?? []);
+    expect(bound).not.toContain("devctl-metrics-reader");
   });
 
   test("has no wildcard, no secrets and no CRD access", () => {
@@ -166,6 +186,7 @@ describe("the operator Deployment", () => {
       "--lease-name=webapp-operator-lock",
       "--lease-namespace=devctl-system",
       "--log-format=json",
+      "--metrics-secure",
       `--metrics-bind-address=:${METRICS_PORT}`,
       `--health-probe-bind-address=:${HEALTH_PORT}`,
     ]);
@@ -204,6 +225,12 @@ describe("the operator Deployment", () => {
       runAsNonRoot: true,
       capabilities: { drop: ["ALL"] },
     });
+  });
+
+  test("serves metrics over HTTPS on 8443, on a port named https", () => {
+    expect(METRICS_PORT).toBe(8443);
+    expect(container.ports).toContainEqual({ name: "https", containerPort: 8443, protocol: "TCP" });
+    expect((run.args as Record<string, { default?: unknown }>)["metrics-secure"]?.default).toBe(true);
   });
 
   test("probes /healthz and /readyz on the health port", () => {

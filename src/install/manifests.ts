@@ -3,9 +3,9 @@
  * prints the very same list.
  *
  * Properties:
- * - Ordered for apply: CRD, Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, Role,
- *   RoleBinding, NetworkPolicy (only with `networkPolicy`), PodDisruptionBudget, Deployment: the policies are
- *   in place before the first pod exists. Uninstall walks the same names backwards.
+ * - Ordered for apply: CRD, Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, the metrics reader
+ *   ClusterRole, Role, RoleBinding, NetworkPolicy (only with `networkPolicy`), PodDisruptionBudget, Deployment: the
+ *   policies are in place before the first pod exists. Uninstall walks the same names backwards.
  * - Hardened (hardening.ts): the Namespace enforces the "restricted" Pod Security Standard, a
  *   PodDisruptionBudget keeps one replica through drains, an opt-in NetworkPolicy admits only metrics scrapes.
  * - Deterministic: the same options give deep-equal objects with the same key order.
@@ -46,6 +46,7 @@ import {
   buildClusterRoleBinding,
   buildLeaseRole,
   buildLeaseRoleBinding,
+  buildMetricsReaderRole,
   type RbacNames,
 } from "./rbac.ts";
 
@@ -131,6 +132,7 @@ export function buildManifests(o: InstallOptions): KubeObject[] {
     },
     buildClusterRole(names),
     buildClusterRoleBinding(names),
+    buildMetricsReaderRole(labels),
     buildLeaseRole(names),
     buildLeaseRoleBinding(names),
     ...(o.networkPolicy ? [buildMetricsNetworkPolicy(guarded)] : []),

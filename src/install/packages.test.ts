@@ -24,6 +24,7 @@ describe("packageFiles", () => {
     expect(Object.keys(files).sort()).toEqual([
       "Chart.yaml",
       "crds/webapps.apps.example.com.yaml",
+      "templates/clusterrole-devctl-metrics-reader.yaml",
       "templates/clusterrole-webapp-operator-namespace.yaml",
       "templates/clusterrolebinding-webapp-operator-namespace.yaml",
       "templates/deployment-webapp-operator.yaml",

@@ -8,10 +8,11 @@
  * - Leases only in the install namespace (a Role), so the operator cannot touch other components'
  *   leader elections.
  * - Names of cluster-scoped objects carry the install namespace, so two installs (say devctl-system
- *   and a test namespace) never overwrite each other's bindings.
+ *   and a test namespace) never overwrite each other's bindings. The one exception is the metrics reader
+ *   ClusterRole (devctl-metrics-reader): the same rule for every install, bound by whoever scrapes, never by install.
  */
 import { CHILD_RESOURCES, GROUP, PLURAL } from "../api/webapp.ts";
-import { INGRESS_CLASSES, LEASES } from "../kube/resources.ts";
+import { INGRESS_CLASSES, LEASES, SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS } from "../kube/resources.ts";
 import type { KubeObject } from "../kube/types.ts";
 
 export interface PolicyRule {
@@ -50,7 +51,37 @@ export function operatorRules(): PolicyRule[] {
     // The event recorder creates core/v1 Events and patches count/lastTimestamp of repeats; a pod kept unready by its
     // probe has the kubelet's Unhealthy events listed, by field selector, to say why (operator/pod-failures.ts).
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "list"] },
+    // Secure metrics (server/request-auth.ts): a scrape's bearer token is checked with a TokenReview, its access to
+    // GET /metrics with a SubjectAccessReview (kube/access-review.ts). Create is all these resources have.
+    { apiGroups: [TOKEN_REVIEWS.group], resources: [TOKEN_REVIEWS.plural], verbs: ["create"] },
+    { apiGroups: [SUBJECT_ACCESS_REVIEWS.group], resources: [SUBJECT_ACCESS_REVIEWS.plural], verbs: ["create"] },
   ];
+}
+
+/** The ClusterRole to bind to whoever scrapes the operator's secure /metrics (Prometheus). Not bound by install. */
+export const METRICS_READER_ROLE = "devctl-metrics-reader";
+
+export interface NonResourceRule {
+  nonResourceURLs: string[];
+  verbs: string[];
+}
+
+/** GET /metrics: what the operator's SubjectAccessReview asks for a scrape (kubebuilder's metrics-reader). */
+export function metricsReaderRules(): NonResourceRule[] {
+  return [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }];
+}
+
+/**
+ * One name for every install (the name people bind, as the README shows): /metrics authorization is not per
+ * install anyway, a token allowed to get /metrics may scrape every operator that asks this cluster.
+ */
+export function buildMetricsReaderRole(labels: Record<string, string>): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: METRICS_READER_ROLE, labels: { ...labels } },
+    rules: metricsReaderRules(),
+  };
 }
 
 /**

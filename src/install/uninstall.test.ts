@@ -66,6 +66,7 @@ describe("uninstall", () => {
       "poddisruptionbudget.policy/webapp-operator deleted",
       "rolebinding.rbac.authorization.k8s.io/webapp-operator-leader-election deleted",
       "role.rbac.authorization.k8s.io/webapp-operator-leader-election deleted",
+      "clusterrole.rbac.authorization.k8s.io/devctl-metrics-reader deleted",
       "clusterrolebinding.rbac.authorization.k8s.io/webapp-operator-ns deleted",
       "clusterrole.rbac.authorization.k8s.io/webapp-operator-ns deleted",
       "serviceaccount/webapp-operator deleted",

@@ -42,6 +42,15 @@ export const SELF_SUBJECT_ACCESS_REVIEWS = resource(
   false,
 );
 
+export const TOKEN_REVIEWS = resource("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false);
+export const SUBJECT_ACCESS_REVIEWS = resource(
+  "authorization.k8s.io",
+  "v1",
+  "subjectaccessreviews",
+  "SubjectAccessReview",
+  false,
+);
+
 /** The `apiVersion` of objects of `rt`: "apps/v1", or "v1" for the core group. */
 export function apiVersionOf(rt: ResourceType): string {
   return rt.group ? `${rt.group}/${rt.version}` : rt.version;

@@ -30,8 +30,12 @@ import { registerWebAppMetrics } from "./webapp-metrics.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
-import { type Address, serveEndpoints } from "../server/endpoints.ts";
+import { isRetriableReviewError, reviewAccess, reviewToken } from "../kube/access-review.ts";
+import { loadCertDir } from "../server/cert-dir.ts";
+import { type Address, type SecureMetrics, serveEndpoints } from "../server/endpoints.ts";
 import type { Probe } from "../server/http.ts";
+import { createRequestAuth } from "../server/request-auth.ts";
+import { selfSignedCert } from "../server/self-signed.ts";
 import { nameOnly, shapeChild, shapeWebApp } from "./cache-shape.ts";
 import { CHILD_KINDS, type ChildKindName, type PerKind, perKind } from "./child-kinds.ts";
 import { unservedKinds } from "./served.ts";
@@ -57,6 +61,12 @@ export interface OperatorOptions {
       };
   /** "host:port"; port 0 picks a free one; undefined disables the endpoint. */
   metricsAddress?: string;
+  /**
+   * /metrics over HTTPS to bearer tokens the API server authenticates (TokenReview) and authorizes for `get` on
+   * the non-resource URL /metrics (SubjectAccessReview); undefined: plain HTTP (server/endpoints.ts).
+   * certDir: tls.crt and tls.key (watched for renewal); without it a self-signed certificate made at start.
+   */
+  metricsSecurity?: { certDir?: string; http2: boolean };
   healthAddress?: string;
   resyncMs: number;
   shutdownTimeoutMs: number;
@@ -123,8 +133,11 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const informers = allInformers(caches);
   for (const informer of informers) manager.add(informer);
   watchStaleGauge(metrics, informers);
-  const endpoints = serveEndpoints({
+  const endpoints = await serveEndpoints({
     ...(opts.metricsAddress ? { metricsAt: parseAddress(opts.metricsAddress, "--metrics-bind-address") } : {}),
+    ...(opts.metricsAddress && opts.metricsSecurity
+      ? { secure: await secureMetrics(client, opts.metricsSecurity, clock, log) }
+      : {}),
     ...(opts.healthAddress ? { healthAt: parseAddress(opts.healthAddress, "--health-probe-bind-address") } : {}),
     readyz: readyz(informers),
     metrics: metrics.expose,
@@ -152,6 +165,37 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   manager.add({ description: "orphan collector", needLeaderElection: true, start: (leading) => orphans.run(leading) });
   return exitCode(await manager.run(signal), log);
 }
+
+/**
+ * What secure metrics need: the certificate (from certDir, else self-signed for this host's names) and the
+ * request check, whose TokenReviews and SubjectAccessReviews go to the API server with the operator's credentials.
+ */
+async function secureMetrics(
+  client: KubeClient,
+  s: NonNullable<OperatorOptions["metricsSecurity"]>,
+  clock: Clock,
+  logger: Logger,
+): Promise<SecureMetrics> {
+  let tls: SecureMetrics["tls"];
+  try {
+    tls = s.certDir
+      ? loadCertDir(s.certDir)
+      : await selfSignedCert({ commonName: METRICS_CERT_NAME, hosts: ["localhost", "127.0.0.1", "::1", hostname()] });
+  } catch (e) {
+    throw new OperatorError((e as Error).message, { cause: e });
+  }
+  const auth = createRequestAuth({
+    authenticate: (token) => reviewToken(client, token),
+    authorize: (user, attributes) => reviewAccess(client, user, attributes),
+    retriable: isRetriableReviewError,
+    clock,
+    logger,
+  });
+  return { tls, ...(s.certDir ? { certDir: s.certDir } : {}), auth, http2: s.http2, clock };
+}
+
+/** The subject of the self-signed metrics certificate. */
+export const METRICS_CERT_NAME = "devctl-operator-metrics";
 
 /** The one switch from the manager's outcome to the process's exit code. */
 function exitCode(outcome: ManagerOutcome, log: Logger): number {

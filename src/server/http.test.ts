@@ -89,3 +89,17 @@ describe("http server", () => {
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
   });
 });
+
+test("without a metrics callback /metrics is 404 and says where metrics are", async () => {
+  const s = startServer({ hostname: "127.0.0.1", port: 0, healthz: () => true, readyz: () => true });
+  try {
+    const res = await fetch(`${s.url}/metrics`);
+    expect([res.status, await res.text()]).toEqual([
+      404,
+      "not found: /metrics is served over HTTPS on the metrics address\n",
+    ]);
+    expect(await (await fetch(`${s.url}/nope`)).text()).toBe("not found; try /healthz, /readyz\n");
+  } finally {
+    await s.stop();
+  }
+});

@@ -4,7 +4,8 @@
  *
  * - GET /healthz, /readyz: 200 "ok" when the probe returns true; 500 with the probe's reason (a
  *   string) otherwise, or with the error message when the probe throws.
- * - GET /metrics: the callback's text as `text/plain; version=0.0.4` (Prometheus text format).
+ * - GET /metrics: the callback's text as `text/plain; version=0.0.4` (Prometheus text format); 404 without one
+ *   (secure metrics are served by https.ts, never here).
  * - HEAD is answered like GET without a body; other methods get 405, other paths 404.
  * - Port 0 picks a free port; the returned `url` and `port` say which.
  * - `stop()` closes the listener and open connections.
@@ -19,7 +20,8 @@ export interface ServerOptions {
   port: number;
   healthz: Probe;
   readyz: Probe;
-  metrics: () => string;
+  /** Undefined: /metrics is not served here (it is served securely elsewhere) and answers 404. */
+  metrics?: () => string;
 }
 
 export interface RunningServer {
@@ -45,6 +47,18 @@ function probeResponse(probe: Probe, name: string): Response {
   return new Response(result || `${name} check failed`, { status: 500, headers: { "content-type": TEXT } });
 }
 
+/** The Prometheus exposition, or 500 with why collecting it failed. */
+export function metricsResponse(metrics: () => string): Response {
+  try {
+    return new Response(metrics(), { headers: { "content-type": METRICS } });
+  } catch (err) {
+    return new Response(`collecting metrics failed: ${messageOf(err)}`, {
+      status: 500,
+      headers: { "content-type": TEXT },
+    });
+  }
+}
+
 function route(opts: ServerOptions, path: string): Response {
   switch (path) {
     case "/healthz":
@@ -52,16 +66,13 @@ function route(opts: ServerOptions, path: string): Response {
     case "/readyz":
       return probeResponse(opts.readyz, "readyz");
     case "/metrics":
-      try {
-        return new Response(opts.metrics(), { headers: { "content-type": METRICS } });
-      } catch (err) {
-        return new Response(`collecting metrics failed: ${messageOf(err)}`, {
-          status: 500,
-          headers: { "content-type": TEXT },
-        });
-      }
+      if (opts.metrics) return metricsResponse(opts.metrics);
+      return new Response("not found: /metrics is served over HTTPS on the metrics address\n", {
+        status: 404,
+        headers: { "content-type": TEXT },
+      });
     default:
-      return new Response("not found; try /healthz, /readyz or /metrics\n", {
+      return new Response(`not found; try /healthz, /readyz${opts.metrics ? " or /metrics" : ""}\n`, {
         status: 404,
         headers: { "content-type": TEXT },
       });

@@ -169,6 +169,8 @@ function devctlArgv(opts: OperatorSpawnOptions, port: number): string[] {
     `127.0.0.1:${port}`,
     "--health-probe-bind-address",
     `127.0.0.1:${port}`,
+    // Plain HTTP on loopback, probes and scrapes on one port: these suites measure the operator, not its auth.
+    "--metrics-secure=false",
     "--log-format",
     "json",
     "--log-level",

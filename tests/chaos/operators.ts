@@ -129,6 +129,8 @@ export function createFleet(o: FleetOptions): Fleet {
         `127.0.0.1:${port}`,
         "--health-probe-bind-address",
         `127.0.0.1:${port}`,
+        // Plain HTTP on loopback, probes and scrapes on one port: these suites measure the operator, not its auth.
+        "--metrics-secure=false",
       ],
       { stdout: "pipe", stderr: "pipe", env: { ...process.env, KUBECONFIG: "" } },
     );

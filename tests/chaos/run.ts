@@ -20,6 +20,7 @@ import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildManifests, clusterRoleName, LEASE_NAME, resourceOf } from "../../src/install/manifests.ts";
+import { METRICS_READER_ROLE } from "../../src/install/rbac.ts";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { adminConnection, kubeconfigYaml } from "../_identities.ts";
@@ -394,10 +395,8 @@ async function cleanup(ns: string, installNs: string, outsideNs: string): Promis
       clusterRoleName(installNs),
     )
     .catch(() => {});
-  await kube
-    .delete(
-      { group: rbac, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
-      clusterRoleName(installNs),
-    )
-    .catch(() => {});
+  for (const role of [clusterRoleName(installNs), METRICS_READER_ROLE])
+    await kube
+      .delete({ group: rbac, version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false }, role)
+      .catch(() => {});
 }

@@ -19,7 +19,9 @@ import {
   eventsFor,
   eventually,
   getOrUndefined,
+  KUBECTL,
   kube,
+  kubeconfig,
   kubectl,
   NAMESPACES,
   PODS,
@@ -29,6 +31,7 @@ import {
   type WebAppLike,
 } from "../_support.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
+import { createServiceAccount, tokenFor } from "../_identities.ts";
 import {
   buildImage,
   containerOf,
@@ -48,6 +51,13 @@ const LEASES: ResourceType = {
   namespaced: true,
 };
 const LEASE_NAME = "webapp-operator-lock";
+const CLUSTER_ROLE_BINDINGS: ResourceType = {
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "clusterrolebindings",
+  kind: "ClusterRoleBinding",
+  namespaced: false,
+};
 const NS = `realnode-${Math.random().toString(36).slice(2, 8)}`;
 /** SIGTERM → the leader releases the Lease, the standby (polling every ~2 s) takes it: issue #10 says ≤ 3 s. */
 const HANDOFF_BOUND_MS = 3_000;
@@ -64,6 +74,55 @@ const podOfHolder = (h: string) => h.replace(/_[^_]*$/, "");
 function requireNode(): RealNodeState {
   if (!node) throw new Error(`the real-node suite needs the local cluster's real node: ${absentReason}`);
   return node;
+}
+
+/** A token of a ServiceAccount bound to the installed devctl-metrics-reader ClusterRole (made once, kept in NS). */
+let readerToken: string | undefined;
+async function metricsReaderToken(): Promise<string> {
+  if (readerToken) return readerToken;
+  await createServiceAccount("scraper", NS);
+  await kube.create(CLUSTER_ROLE_BINDINGS, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: `${NS}-scraper` },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "devctl-metrics-reader" },
+    subjects: [{ kind: "ServiceAccount", name: "scraper", namespace: NS }],
+  });
+  readerToken = tokenFor("scraper", NS);
+  return readerToken;
+}
+
+/**
+ * GET https://<pod>:8443/metrics through `kubectl port-forward` (the API server's pod proxy would not pass a bearer
+ * token on: it consumes the Authorization header), the certificate not verified (curl -k: it is self-signed).
+ */
+async function scrapePod(pod: string, token?: string): Promise<{ status: number; body: string }> {
+  const pf = Bun.spawn([KUBECTL, "--kubeconfig", kubeconfig, "port-forward", "-n", NS, `pod/${pod}`, ":8443"], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  try {
+    const reader = (pf.stdout as ReadableStream<Uint8Array>).getReader();
+    let out = "";
+    let port: string | undefined;
+    while (!port) {
+      const chunk = await reader.read();
+      if (chunk.done)
+        throw new Error(`kubectl port-forward ${pod} ended: ${out}${await new Response(pf.stderr).text()}`);
+      out += new TextDecoder().decode(chunk.value);
+      port = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+    }
+    reader.releaseLock();
+    const res = await fetch(`https://127.0.0.1:${port}/metrics`, {
+      tls: { rejectUnauthorized: false },
+      keepalive: false,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    return { status: res.status, body: await res.text() };
+  } finally {
+    pf.kill();
+    await pf.exited;
+  }
 }
 
 async function leaderPod(): Promise<PodLike> {
@@ -93,6 +152,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!node) return;
   devctl(["operator", "uninstall", "-n", NS]);
+  await kube.delete(CLUSTER_ROLE_BINDINGS, `${NS}-scraper`).catch(() => {});
   console.error(`real-node timings: ${JSON.stringify(timings)}`);
 });
 
@@ -141,12 +201,19 @@ describe("the operator image on the real node", () => {
     const pods = await podsOf(NS);
     const h = podOfHolder(await holder());
     expect(pods.map((p) => p.metadata.name)).toContain(h);
-    const statuses = pods.map((p) => {
-      const r = kubectl(["get", "--raw", `/api/v1/namespaces/${NS}/pods/${p.metadata.name}:8080/proxy/metrics`]);
-      expect(r.code).toBe(0);
-      return { pod: p.metadata.name, leader: /^leader_election_master_status\{[^}]*\} 1$/m.test(r.stdout) };
-    });
+    const token = await metricsReaderToken();
+    const statuses = [];
+    for (const p of pods) {
+      const r = await scrapePod(p.metadata.name ?? "", token);
+      expect(r.status).toBe(200);
+      statuses.push({ pod: p.metadata.name ?? "", leader: /^leader_election_master_status\{[^}]*\} 1$/m.test(r.body) });
+    }
     expect(statuses.filter((s) => s.leader).map((s) => s.pod)).toEqual([h]);
+  });
+
+  realTest("in the pod, /metrics is HTTPS on 8443 and answers 401 without a token", async () => {
+    const r = await scrapePod((await leaderPod()).metadata.name ?? "");
+    expect(r).toEqual({ status: 401, body: "Unauthorized\n" });
   });
 
   realTest("the container runs as 65532 with no capabilities, no new privileges and a read-only root", async () => {

@@ -62,9 +62,33 @@ export const runArgs = {
   }),
   "retry-period": durationFlag({ default: "2s", description: "How often to try to acquire or renew" }),
   "metrics-bind-address": typed(
-    { type: "string", valueHint: "address", default: ":8080", description: 'Address of /metrics ("0" disables)' },
+    {
+      type: "string",
+      valueHint: "address",
+      default: ":8443",
+      description: 'Address of /metrics ("0" disables); HTTPS unless --metrics-secure=false',
+    },
     parseBindAddress,
   ),
+  "metrics-secure": {
+    type: "boolean",
+    default: true,
+    description:
+      "Serve /metrics over HTTPS to bearer tokens allowed to get the non-resource URL /metrics (TokenReview and " +
+      "SubjectAccessReview); --metrics-secure=false serves plain HTTP to anyone (local runs)",
+  },
+  "metrics-cert-dir": {
+    type: "string",
+    valueHint: "dir",
+    description:
+      "Directory with tls.crt and tls.key for the metrics server, re-read when they change (default: a self-signed certificate made at start)",
+  },
+  "enable-http2": {
+    type: "boolean",
+    default: false,
+    description:
+      "Also serve HTTP/2 (ALPN h2) on the secure metrics server; off by default (HTTP/2 rapid-reset CVEs), HTTP/1.1 only",
+  },
   "health-probe-bind-address": typed(
     {
       type: "string",
@@ -130,6 +154,31 @@ function leaseTimings(args: { "lease-duration": string; "renew-deadline": string
   return t;
 }
 
+/** --metrics-secure and the flags that only it uses, checked together. */
+export function metricsSecurity(args: {
+  "metrics-secure": boolean;
+  "metrics-cert-dir"?: string | undefined;
+  "enable-http2": boolean;
+  "metrics-bind-address": string;
+  "health-probe-bind-address": string;
+}): { metricsSecurity?: { certDir?: string; http2: boolean } } {
+  const certDir = args["metrics-cert-dir"];
+  if (!args["metrics-secure"]) {
+    if (certDir) throw new UsageError("--metrics-cert-dir needs --metrics-secure (HTTPS); drop one of them");
+    if (args["enable-http2"])
+      throw new UsageError("--enable-http2 needs --metrics-secure (HTTP/2 is served over TLS only)");
+    return {};
+  }
+  if (certDir === "") throw new UsageError("--metrics-cert-dir is empty: name the directory with tls.crt and tls.key");
+  const metrics = args["metrics-bind-address"];
+  if (metrics !== "0" && metrics === args["health-probe-bind-address"] && !metrics.endsWith(":0"))
+    throw new UsageError(
+      `--metrics-bind-address and --health-probe-bind-address are both ${metrics}: secure metrics (HTTPS) and the ` +
+        "plain-HTTP probes need their own ports (or --metrics-secure=false)",
+    );
+  return { metricsSecurity: { ...(certDir ? { certDir } : {}), http2: args["enable-http2"] } };
+}
+
 export default defineCommand({
   meta: {
     name: "run",
@@ -138,7 +187,12 @@ export default defineCommand({
 Examples:
   devctl operator run                                   # all namespaces, leader election on
   devctl operator run --namespaces team-a,team-b --concurrency 8
-  devctl operator run -n team-a --leader-elect=false --log-format json --log-level debug`,
+  devctl operator run -n team-a --leader-elect=false --log-format json --log-level debug
+  devctl operator run --metrics-secure=false --metrics-bind-address 127.0.0.1:8080   # plain /metrics, local only
+
+/metrics is HTTPS on :8443 by default; scrape it with a token allowed to get /metrics
+(the installed ClusterRole devctl-metrics-reader grants it):
+  curl -k -H "Authorization: Bearer $(kubectl create token <sa> -n <ns>)" https://127.0.0.1:8443/metrics`,
   },
   args: runArgs,
   async run({ args }) {
@@ -160,6 +214,7 @@ Examples:
           }
         : (false as const),
       metricsAddress: parseBindAddress(args["metrics-bind-address"], "--metrics-bind-address"),
+      ...metricsSecurity(args),
       healthAddress: parseBindAddress(args["health-probe-bind-address"], "--health-probe-bind-address"),
       resyncMs: parseDuration(args["resync-period"], "resync-period"),
       reconcileTimeoutMs: parseDuration(args["reconcile-timeout"], "reconcile-timeout"),
