@@ -140,7 +140,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
       : {}),
     ...(opts.healthAddress ? { healthAt: parseAddress(opts.healthAddress, "--health-probe-bind-address") } : {}),
     readyz: readyz(informers),
-    metrics: metrics.expose,
+    metrics: metrics.exposeChunks,
     logger: log,
     ...(opts.onListening ? { onListening: opts.onListening } : {}),
   });

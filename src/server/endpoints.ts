@@ -15,7 +15,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { onStop, type Runnable } from "../runtime/manager.ts";
 import { watchCertDir } from "./cert-dir.ts";
-import { type Probe, startServer } from "./http.ts";
+import { type Exposition, type Probe, startServer } from "./http.ts";
 import { startSecureServer } from "./https.ts";
 import type { RequestAuth } from "./request-auth.ts";
 import type { PemPair } from "./self-signed.ts";
@@ -43,7 +43,7 @@ export interface EndpointOptions {
   secure?: SecureMetrics;
   readyz: Probe;
   /** The Prometheus text exposition. */
-  metrics: () => string;
+  metrics: Exposition;
   logger: Logger;
   onListening?: (urls: { metrics?: string; health?: string }) => void;
 }

@@ -66,6 +66,26 @@ describe("http server", () => {
     expect(await (await fetch(`${s.url}/metrics`)).text()).toBe("up 2\n");
   });
 
+  test("an exposition in chunks is streamed whole; a collector that fails at once is a 500 with its message", async () => {
+    const s = start({
+      metrics: function* () {
+        for (let i = 0; i < 3000; i++) yield `series{i="${i}"} ${i}\n`;
+      },
+    });
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    expect(text.split("\n").filter(Boolean).length).toBe(3000);
+    expect(text.endsWith('series{i="2999"} 2999\n')).toBe(true);
+    const failing = start({
+      metrics: function* () {
+        const lines: string[] = [];
+        if (lines.length === 0) throw new Error("cache gone");
+        yield* lines;
+      },
+    });
+    const res = await fetch(`${failing.url}/metrics`);
+    expect([res.status, await res.text()]).toEqual([500, "collecting metrics failed: cache gone"]);
+  });
+
   test("unknown paths get 404, other methods 405, HEAD no body", async () => {
     const s = start();
     expect((await fetch(`${s.url}/nope`)).status).toBe(404);

@@ -21,7 +21,7 @@ export interface ServerOptions {
   healthz: Probe;
   readyz: Probe;
   /** Undefined: /metrics is not served here (it is served securely elsewhere) and answers 404. */
-  metrics?: () => string;
+  metrics?: Exposition;
 }
 
 export interface RunningServer {
@@ -47,10 +47,33 @@ function probeResponse(probe: Probe, name: string): Response {
   return new Response(result || `${name} check failed`, { status: 500, headers: { "content-type": TEXT } });
 }
 
-/** The Prometheus exposition, or 500 with why collecting it failed. */
-export function metricsResponse(metrics: () => string): Response {
+/** The Prometheus exposition: all of it, or chunks of whole lines streamed as they are made (Registry.exposeChunks). */
+export type Exposition = () => string | Iterable<string>;
+
+/**
+ * The Prometheus exposition, or 500 with why collecting it failed. Chunks are streamed: the first is made before
+ * the response starts (a collector that fails at once is a 500); a failure later cuts the body short, which a
+ * scraper reports as a failed scrape.
+ */
+export function metricsResponse(metrics: Exposition): Response {
   try {
-    return new Response(metrics(), { headers: { "content-type": METRICS } });
+    const text = metrics();
+    if (typeof text === "string") return new Response(text, { headers: { "content-type": METRICS } });
+    const chunks = text[Symbol.iterator]();
+    const first = chunks.next();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (first.done) controller.close();
+        else controller.enqueue(encoder.encode(first.value));
+      },
+      pull(controller) {
+        const next = chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+    });
+    return new Response(body, { headers: { "content-type": METRICS } });
   } catch (err) {
     return new Response(`collecting metrics failed: ${messageOf(err)}`, {
       status: 500,

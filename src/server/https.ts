@@ -12,7 +12,7 @@
  *   same port, connections open meanwhile finish on the old one; node:http2: its secure context is replaced).
  */
 import type { Logger } from "../runtime/logger.ts";
-import { metricsResponse, type RunningServer } from "./http.ts";
+import { type Exposition, metricsResponse, type RunningServer } from "./http.ts";
 import type { RequestAuth } from "./request-auth.ts";
 import type { PemPair } from "./self-signed.ts";
 
@@ -22,7 +22,7 @@ export interface SecureServerOptions {
   port: number;
   tls: PemPair;
   auth: RequestAuth;
-  metrics: () => string;
+  metrics: Exposition;
   /** Serve HTTP/2 (ALPN h2) besides HTTP/1.1. Default false. */
   http2?: boolean;
   logger: Logger;
