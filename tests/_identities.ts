@@ -10,6 +10,8 @@
  *   the suites register those cases with `testWhen(SIGNING_KEY)`); throws if the local one has none.
  * - `kubeconfigYaml(...)`: a one-context kubeconfig (token or client certificate; CA or skip-verify).
  * - `ServiceAccount` setup is the caller's: `createServiceAccount(name, ns)`.
+ * - `bindMetricsReader(binding, sa, ns)`: binds a ServiceAccount to install's devctl-metrics-reader ClusterRole (who
+ *   may scrape the operator's secure /metrics); resolves to the function that deletes the binding.
  */
 import { createSign } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -17,6 +19,8 @@ import { clusterState } from "./cluster/control.ts";
 import { usingLocalCluster } from "./cluster/env.ts";
 import { kubectl } from "./_kubectl.ts";
 import type { Prerequisite } from "./_skip.ts";
+import { METRICS_READER_ROLE } from "../src/install/rbac.ts";
+import { CLUSTER_ROLE_BINDINGS } from "../src/kube/resources.ts";
 import { SERVICEACCOUNTS, kube, kubeconfig } from "./_support.ts";
 
 export interface AdminConnection {
@@ -51,6 +55,21 @@ export function adminConnection(): AdminConnection {
 
 export async function createServiceAccount(name: string, namespace: string): Promise<void> {
   await kube.create(SERVICEACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } });
+}
+
+export async function bindMetricsReader(binding: string, sa: string, namespace: string): Promise<() => Promise<void>> {
+  await kube.create(CLUSTER_ROLE_BINDINGS, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: binding },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: METRICS_READER_ROLE },
+    subjects: [{ kind: "ServiceAccount", name: sa, namespace }],
+  });
+  return () =>
+    kube.delete(CLUSTER_ROLE_BINDINGS, binding).then(
+      () => {},
+      () => {},
+    );
 }
 
 export function tokenFor(sa: string, namespace: string): string {

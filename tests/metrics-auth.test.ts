@@ -14,24 +14,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 import { connect } from "node:tls";
-import type { ResourceType } from "../src/kube/types.ts";
-import { adminConnection, createServiceAccount, kubeconfigYaml, tokenFor } from "./_identities.ts";
+import { adminConnection, bindMetricsReader, createServiceAccount, kubeconfigYaml, tokenFor } from "./_identities.ts";
 import { freePort } from "./_operator.ts";
-import { DEVCTL, devctl, eventually, kube, tempNamespace } from "./_support.ts";
+import { DEVCTL, devctl, eventually, tempNamespace } from "./_support.ts";
 
 setDefaultTimeout(120_000);
 
 const INSTALL_NS = `metrics-auth-${Math.random().toString(36).slice(2, 8)}`;
 const BINDING = `${INSTALL_NS}-reader`;
-const CLUSTER_ROLE_BINDINGS: ResourceType = {
-  group: "rbac.authorization.k8s.io",
-  version: "v1",
-  plural: "clusterrolebindings",
-  kind: "ClusterRoleBinding",
-  namespaced: false,
-};
 
 let scrapers: Awaited<ReturnType<typeof tempNamespace>>;
+let unbind: (() => Promise<void>) | undefined;
 let proc: ReturnType<typeof Bun.spawn> | undefined;
 let logs = "";
 let metricsUrl = "";
@@ -44,13 +37,7 @@ beforeAll(async () => {
   scrapers = await tempNamespace("scrapers");
   await createServiceAccount("reader", scrapers.name);
   await createServiceAccount("stranger", scrapers.name);
-  await kube.create(CLUSTER_ROLE_BINDINGS, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRoleBinding",
-    metadata: { name: BINDING },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "devctl-metrics-reader" },
-    subjects: [{ kind: "ServiceAccount", name: "reader", namespace: scrapers.name }],
-  });
+  unbind = await bindMetricsReader(BINDING, "reader", scrapers.name);
   tokens.reader = tokenFor("reader", scrapers.name);
   tokens.stranger = tokenFor("stranger", scrapers.name);
   tokens.operator = tokenFor("webapp-operator", INSTALL_NS);
@@ -103,7 +90,7 @@ afterAll(async () => {
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   }
-  await kube.delete(CLUSTER_ROLE_BINDINGS, BINDING).catch(() => {});
+  await unbind?.();
   await scrapers?.drop();
   const r = devctl(["operator", "uninstall", "-n", INSTALL_NS]);
   expect(r.code).toBe(0);

@@ -18,10 +18,8 @@ import { join } from "node:path";
 import { PANELS } from "../../src/install/dashboard.ts";
 import { METRICS_PORT_NAME } from "../../src/install/deployment.ts";
 import { METRICS_JOB, ruleGroups } from "../../src/install/monitoring.ts";
-import { METRICS_READER_ROLE } from "../../src/install/rbac.ts";
-import type { ResourceType } from "../../src/kube/types.ts";
 import { PAUSE_IMAGE } from "../cluster/nodes/real-config.ts";
-import { createServiceAccount, tokenFor } from "../_identities.ts";
+import { bindMetricsReader, createServiceAccount, tokenFor } from "../_identities.ts";
 import {
   conditionOf,
   devctl,
@@ -40,13 +38,6 @@ import { type PromAlert, type RunningPrometheus, startPrometheus } from "../moni
 import { buildImage, installOnRealNode, realNodeSuite } from "./_node.ts";
 import { routePodsToRealNode } from "./_workloads.ts";
 
-const CLUSTER_ROLE_BINDINGS: ResourceType = {
-  group: "rbac.authorization.k8s.io",
-  version: "v1",
-  plural: "clusterrolebindings",
-  kind: "ClusterRoleBinding",
-  namespaced: false,
-};
 const RUN = Math.random().toString(36).slice(2, 8);
 const OPERATOR_NS = `monitoring-${RUN}`;
 const MISSING_IMAGE = `devctl.local/not-on-this-node:${RUN}`;
@@ -58,6 +49,7 @@ const scratch = mkdtempSync(join(tmpdir(), "devctl-monitoring-"));
 let apps: Awaited<ReturnType<typeof tempNamespace>> | undefined;
 let unroute: (() => Promise<void>) | undefined;
 let prometheus: RunningPrometheus | undefined;
+let unbind: (() => Promise<void>) | undefined;
 const startedAt = Date.now() / 1000;
 
 beforeAll(async () => {
@@ -69,13 +61,7 @@ beforeAll(async () => {
   apps = await tempNamespace("monitoring-apps");
   unroute = await routePodsToRealNode(apps.name);
   await createServiceAccount("prometheus", OPERATOR_NS);
-  await kube.create(CLUSTER_ROLE_BINDINGS, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRoleBinding",
-    metadata: { name: `${OPERATOR_NS}-prometheus` },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: METRICS_READER_ROLE },
-    subjects: [{ kind: "ServiceAccount", name: "prometheus", namespace: OPERATOR_NS }],
-  });
+  unbind = await bindMetricsReader(`${OPERATOR_NS}-prometheus`, "prometheus", OPERATOR_NS);
   prometheus = await startPrometheus({
     dir: scratch,
     job: METRICS_JOB,
@@ -93,7 +79,7 @@ afterAll(async () => {
   await unroute?.();
   if (node) {
     devctl(["operator", "uninstall", "-n", OPERATOR_NS]);
-    await kube.delete(CLUSTER_ROLE_BINDINGS, `${OPERATOR_NS}-prometheus`).catch(() => {});
+    await unbind?.();
   }
   rmSync(scratch, { recursive: true, force: true });
 });

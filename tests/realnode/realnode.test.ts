@@ -31,7 +31,7 @@ import {
   type WebAppLike,
 } from "../_support.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
-import { createServiceAccount, tokenFor } from "../_identities.ts";
+import { bindMetricsReader, createServiceAccount, tokenFor } from "../_identities.ts";
 import {
   buildImage,
   containerOf,
@@ -51,13 +51,6 @@ const LEASES: ResourceType = {
   namespaced: true,
 };
 const LEASE_NAME = "webapp-operator-lock";
-const CLUSTER_ROLE_BINDINGS: ResourceType = {
-  group: "rbac.authorization.k8s.io",
-  version: "v1",
-  plural: "clusterrolebindings",
-  kind: "ClusterRoleBinding",
-  namespaced: false,
-};
 const NS = `realnode-${Math.random().toString(36).slice(2, 8)}`;
 /** SIGTERM → the leader releases the Lease, the standby (polling every ~2 s) takes it: issue #10 says ≤ 3 s. */
 const HANDOFF_BOUND_MS = 3_000;
@@ -78,16 +71,11 @@ function requireNode(): RealNodeState {
 
 /** A token of a ServiceAccount bound to the installed devctl-metrics-reader ClusterRole (made once, kept in NS). */
 let readerToken: string | undefined;
+let unbind: (() => Promise<void>) | undefined;
 async function metricsReaderToken(): Promise<string> {
   if (readerToken) return readerToken;
   await createServiceAccount("scraper", NS);
-  await kube.create(CLUSTER_ROLE_BINDINGS, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRoleBinding",
-    metadata: { name: `${NS}-scraper` },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "devctl-metrics-reader" },
-    subjects: [{ kind: "ServiceAccount", name: "scraper", namespace: NS }],
-  });
+  unbind = await bindMetricsReader(`${NS}-scraper`, "scraper", NS);
   readerToken = tokenFor("scraper", NS);
   return readerToken;
 }
@@ -152,7 +140,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!node) return;
   devctl(["operator", "uninstall", "-n", NS]);
-  await kube.delete(CLUSTER_ROLE_BINDINGS, `${NS}-scraper`).catch(() => {});
+  await unbind?.();
   console.error(`real-node timings: ${JSON.stringify(timings)}`);
 });
 
