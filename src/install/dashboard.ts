@@ -72,6 +72,16 @@ export const PANELS: Panel[] = [
     ],
   },
   {
+    title: "Pod failures by reason",
+    unit: "short",
+    targets: [
+      {
+        expr: `sum by (reason) (increase(devctl_webapp_pod_failures_total{${job}}[1h]))`,
+        legend: "{{reason}} (1h)",
+      },
+    ],
+  },
+  {
     title: "Reconciles by result",
     unit: "reqps",
     targets: [

@@ -26,7 +26,6 @@ import { createInformer, createUnservedInformer, mergeInformers, type Informer }
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { Manager, type ManagerOutcome, onStop, type Runnable } from "../runtime/manager.ts";
-import { registerWebAppMetrics } from "./webapp-metrics.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
@@ -39,6 +38,7 @@ import { selfSignedCert } from "../server/self-signed.ts";
 import { nameOnly, shapeChild, shapeWebApp } from "./cache-shape.ts";
 import { CHILD_KINDS, type ChildKindName, type PerKind, perKind } from "./child-kinds.ts";
 import { unservedKinds } from "./served.ts";
+import { registerWebAppMetrics } from "./webapp-metrics.ts";
 import { createOrphanCollector } from "./orphans.ts";
 import { createWebAppReconciler } from "./reconciler.ts";
 

@@ -124,6 +124,21 @@ describe("WebApp metrics (kube-state-metrics style)", () => {
     expect(text).toContain('devctl_webapp_rollout_duration_seconds_bucket{namespace="team-a",le="30"} 0\n');
   });
 
+  test("pods that start failing are counted by reason once, also long after a rollout; the same failure again is not", () => {
+    const { r, reported } = setup([]);
+    const ok = app("web", { image: "web:v1" }, { conditions: [cond("Degraded", "False", "AsExpected")] });
+    const crashing: WebAppStatus = { conditions: [cond("Degraded", "True", "CrashLoopBackOff")] };
+    reported(ok, crashing);
+    reported({ ...ok, status: crashing }, crashing);
+    const probing: WebAppStatus = { conditions: [cond("Degraded", "True", "ProbeFailed")] };
+    reported({ ...ok, status: crashing }, probing);
+    reported({ ...ok, status: probing }, { conditions: [cond("Degraded", "True", "ResourceExists")] });
+    const text = r.expose();
+    expect(text).toContain('devctl_webapp_pod_failures_total{namespace="team-a",reason="CrashLoopBackOff"} 1\n');
+    expect(text).toContain('devctl_webapp_pod_failures_total{namespace="team-a",reason="ProbeFailed"} 1\n');
+    expect(text).not.toContain('reason="ResourceExists"');
+  });
+
   test("rolloutChanges names each record's new transitions and nothing already stored", () => {
     const stored: WebAppStatus = { rollouts: [rec(1, { readyAt: T0 })] };
     expect(rolloutChanges(stored, stored)).toEqual({ ready: [], failed: [], rolledBack: [] });

@@ -4,18 +4,20 @@
  *
  * Properties:
  * - The gauges mirror the WebApp cache at each scrape (Registry.collected), in the cache's order: one series per WebApp
- *   and family, labels
- *   `namespace` and `name` plus a bounded set (a condition type the operator writes, its status, its reason; the
- *   image of devctl_webapp_info). A deleted WebApp's series are gone at the next scrape; nothing is kept between
- *   scrapes, so memory does not grow with the number of WebApps.
+ *   and family, labels `namespace` and `name` plus a bounded set (a condition type the operator writes, its status,
+ *   its reason; the image of devctl_webapp_info). A deleted WebApp's series are gone at the next scrape; nothing is
+ *   kept between scrapes, and the servers stream the text (Registry.exposeChunks).
  * - Only the replica that leads exposes them: two replicas would otherwise double every sum on a dashboard. A standby's
  *   cache holds the same WebApps, so a new leader exposes the same series at its first scrape.
  * - The counters and the histogram count what this process reported (a status it wrote): each rollout that became
- *   Ready (its duration, from startedAt to readyAt), failed (by reason) or was rolled back, once, when the status
- *   that first says so is written. Labelled by namespace only, so they stay bounded as WebApps come and go.
+ *   Ready (its duration, from startedAt to readyAt), failed (by reason) or was rolled back, and each time the pods
+ *   start failing (Degraded turning to a pod failure reason, in a rollout or not), once, when the status that first
+ *   says so is written. Labelled by namespace only, so they stay bounded as WebApps come and go.
  */
 import type { RolloutRecord } from "../api/rollout-history.ts";
 import { type Condition, WEBAPP_DEFAULT_REPLICAS, type WebAppObject, type WebAppStatus } from "../api/index.ts";
+import { findCondition } from "../api/conditions.ts";
+import { isPodFailureReason, type PodFailureReason } from "../readiness/pods.ts";
 import type { Registry, Sample } from "../runtime/prometheus.ts";
 
 /** The condition types the operator writes (status.ts); a series per WebApp for each one present. */
@@ -137,6 +139,13 @@ function rolloutRecorders(r: Registry): StatusReported {
     help: "WebApp rollouts that failed, by the Stalled reason (a pod failure such as CrashLoopBackOff, or the deadline)",
     labelNames: ["namespace", "reason"],
   });
+  const podFailures = r.counter({
+    name: "devctl_webapp_pod_failures_total",
+    help:
+      "Times a WebApp's pods started failing, by reason (CrashLoopBackOff, ImagePullBackOff, ProbeFailed...): in a " +
+      "rollout or long after one",
+    labelNames: ["namespace", "reason"],
+  });
   const rollbacks = r.counter({
     name: "devctl_webapp_rollbacks_total",
     help: "Failed WebApp rollouts the operator rolled back to the last Ready revision (spec.rollout.autoRollback)",
@@ -148,6 +157,8 @@ function rolloutRecorders(r: Registry): StatusReported {
     for (const rec of change.ready) durations.with({ namespace }).observe(secondsBetween(rec.startedAt, rec.readyAt));
     for (const rec of change.failed) failures.with({ namespace, reason: rec.reason ?? "Unknown" }).inc();
     if (change.rolledBack.length) rollbacks.with({ namespace }).inc(change.rolledBack.length);
+    const failure = newPodFailure(webapp.status, written);
+    if (failure) podFailures.with({ namespace, reason: failure }).inc();
   };
 }
 
@@ -171,6 +182,14 @@ export function rolloutChanges(before: WebAppStatus | undefined, after: WebAppSt
     if (rec.rolledBackAt && !was?.rolledBackAt) out.rolledBack.push(rec);
   }
   return out;
+}
+
+/** The pod failure a written status reports that the stored one did not (Degraded True with a new such reason). */
+export function newPodFailure(before: WebAppStatus | undefined, after: WebAppStatus): PodFailureReason | undefined {
+  const now = findCondition(after.conditions, "Degraded");
+  if (now?.status !== "True" || !isPodFailureReason(now.reason)) return undefined;
+  const was = findCondition(before?.conditions, "Degraded");
+  return was?.status === "True" && was.reason === now.reason ? undefined : now.reason;
 }
 
 function secondsBetween(from: string, to: string | undefined): number {
