@@ -80,8 +80,8 @@ export interface RuntimeMetrics {
   leaderStatus(name: string, leading: boolean): void;
   /** The text exposition (format 0.0.4). */
   expose(): string;
-  /** The same in chunks of whole lines, for a server that streams it (Registry.exposeChunks). */
-  exposeChunks(): Iterable<string>;
+  /** The same in chunks of whole lines, for a server that streams it; `only` those families (Registry.exposeChunks). */
+  exposeChunks(only?: ReadonlySet<string>): Iterable<string>;
 }
 
 export interface RuntimeMetricsOptions {
@@ -109,7 +109,7 @@ export function createRuntimeMetrics(opts: RuntimeMetricsOptions = {}): RuntimeM
     observeRequest,
     leaderStatus: (name, leading) => leader.with({ name }).set(leading ? 1 : 0),
     expose: () => r.expose(),
-    exposeChunks: () => r.exposeChunks(),
+    exposeChunks: (only) => r.exposeChunks(only),
   };
 }
 

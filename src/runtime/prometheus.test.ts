@@ -100,6 +100,20 @@ describe("Registry exposition (text format 0.0.4)", () => {
     expect(() => r.expose()).toThrow(/takes labels \[a\]/);
   });
 
+  test("only the families asked for; a collected family left out is not computed", () => {
+    const r = new Registry();
+    r.counter({ name: "a_total", help: "A." });
+    r.gauge({ name: "b", help: "B." });
+    let collected = 0;
+    r.collected({ name: "c", help: "C.", labelNames: ["i"] }, () => {
+      collected++;
+      return [[{ i: "1" }, 1]];
+    });
+    const text = [...r.exposeChunks(new Set(["b"]))].join("");
+    expect(text).toBe("# HELP b B.\n# TYPE b gauge\nb 0\n");
+    expect(collected).toBe(0);
+  });
+
   test("the exposition comes in chunks of whole lines, a large collected family in several", () => {
     const r = new Registry();
     r.counter({ name: "c_total", help: "C." });

@@ -189,12 +189,14 @@ export class Registry {
 
   /**
    * The same exposition in pieces of whole lines (each ending in a newline): a family at a time, a collected family
-   * CHUNK_LINES series at a time, so that a server can stream a large exposition without holding all of it.
+   * CHUNK_LINES series at a time, so that a server can stream a large exposition without holding all of it. With
+   * `only`, just the families of those names (a collected family left out is not computed at all).
    */
-  *exposeChunks(): Generator<string> {
+  *exposeChunks(only?: ReadonlySet<string>): Generator<string> {
     for (const hook of this.#scrapeHooks) hook();
     const families = [...this.#families.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const fam of families) {
+      if (only && !only.has(fam.name)) continue;
       if (fam.collect) {
         yield* collectedChunks(fam, fam.collect);
         continue;

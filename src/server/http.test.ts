@@ -86,6 +86,19 @@ describe("http server", () => {
     expect([res.status, await res.text()]).toEqual([500, "collecting metrics failed: cache gone"]);
   });
 
+  test("name[] asks for only those families; without it every one", async () => {
+    const asked: (string[] | undefined)[] = [];
+    const s = start({
+      metrics: (only) => {
+        asked.push(only ? [...only].sort() : undefined);
+        return "up 1\n";
+      },
+    });
+    await fetch(`${s.url}/metrics?name[]=workqueue_depth&name[]=controller_runtime_reconcile_total`);
+    await fetch(`${s.url}/metrics`);
+    expect(asked).toEqual([["controller_runtime_reconcile_total", "workqueue_depth"], undefined]);
+  });
+
   test("unknown paths get 404, other methods 405, HEAD no body", async () => {
     const s = start();
     expect((await fetch(`${s.url}/nope`)).status).toBe(404);

@@ -12,7 +12,7 @@
  *   same port, connections open meanwhile finish on the old one; node:http2: its secure context is replaced).
  */
 import type { Logger } from "../runtime/logger.ts";
-import { type Exposition, metricsResponse, type RunningServer } from "./http.ts";
+import { type Exposition, familiesAsked, metricsResponse, type RunningServer } from "./http.ts";
 import type { RequestAuth } from "./request-auth.ts";
 import type { PemPair } from "./self-signed.ts";
 
@@ -38,11 +38,11 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
 export async function handleSecure(o: Pick<SecureServerOptions, "auth" | "metrics">, req: Request): Promise<Response> {
   const refused = await o.auth.check(req);
   if (refused) return refused;
-  if (new URL(req.url).pathname !== "/metrics")
-    return new Response("not found; try /metrics\n", { status: 404, headers: TEXT });
+  const url = new URL(req.url);
+  if (url.pathname !== "/metrics") return new Response("not found; try /metrics\n", { status: 404, headers: TEXT });
   if (req.method !== "GET" && req.method !== "HEAD")
     return new Response("method not allowed\n", { status: 405, headers: { ...TEXT, allow: "GET, HEAD" } });
-  const res = metricsResponse(o.metrics);
+  const res = metricsResponse(o.metrics, familiesAsked(url));
   return req.method === "HEAD" ? new Response(null, { status: res.status, headers: res.headers }) : res;
 }
 

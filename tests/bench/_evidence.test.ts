@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { counters, delta, describeEvidence, longestStall, outliers, startRecorder } from "./_evidence.ts";
-import { parseMetrics } from "./_operator.ts";
+import { parseMetrics, SCRAPED_FAMILIES } from "./_operator.ts";
 
 const metrics = (reconciles: number, errors: number, retries: number, conflicts: number) =>
   parseMetrics(
@@ -89,4 +89,17 @@ test("the recorder writes a JSON line per sample and sums up what changed over t
   expect(describeEvidence(e)).toContain(
     "9 reconciles (0 asked to look again later), 0 reconcile errors, 9 queue retries",
   );
+});
+
+test("every metric family the benchmark reads is one it asks the operator for (SCRAPED_FAMILIES)", () => {
+  const sources = new Bun.Glob("**/*.ts").scanSync({ cwd: import.meta.dir });
+  const read = new Set<string>();
+  for (const file of sources) {
+    if (file.endsWith(".test.ts")) continue;
+    const text = readFileSync(join(import.meta.dir, file), "utf8");
+    for (const m of text.matchAll(/"((?:controller_runtime|workqueue|rest_client|leader_election|process)_[a-z_]+)"/g))
+      read.add((m[1] as string).replace(/_(bucket|count|sum)$/, ""));
+  }
+  expect(read.size).toBeGreaterThan(5);
+  expect([...read].filter((f) => !(SCRAPED_FAMILIES as readonly string[]).includes(f))).toEqual([]);
 });
