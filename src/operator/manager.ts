@@ -25,7 +25,7 @@ import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runt
 import { createInformer, createUnservedInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { Manager, type ManagerOutcome, onStop, type Runnable } from "../runtime/manager.ts";
+import { Manager, type ManagerOutcome, onStop, type Runnable, stopped } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
 import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
@@ -331,7 +331,7 @@ function leadershipFlag(): { leading: () => boolean; runnable: Runnable } {
       needLeaderElection: true,
       start: async (stop) => {
         leads = true;
-        if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+        await stopped(stop);
         leads = false;
       },
     },

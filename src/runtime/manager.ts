@@ -25,12 +25,17 @@ export interface Runnable {
 }
 
 /** What the manager needs of an elector (runtime/leader-election.ts's LeaderElector). */
+/** Resolves once `stop` has aborted (at once if it already has). */
+export async function stopped(stop: AbortSignal): Promise<void> {
+  if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+}
+
 /** A runnable that waits for its stop signal, then runs `onStop` (closing a server, flushing a buffer). */
 export function onStop(description: string, onStop: () => unknown): Runnable {
   return {
     description,
     start: async (stop) => {
-      if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
+      await stopped(stop);
       await onStop();
     },
   };

@@ -17,12 +17,11 @@ import { join } from "node:path";
 import { type Clock, repeatJittered } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { PemPair } from "./self-signed.ts";
+import { messageOf } from "./http.ts";
 
 export const CERT_FILE = "tls.crt";
 export const KEY_FILE = "tls.key";
 export const CERT_POLL_MS = 10_000;
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class CertDirError extends Error {
   override readonly name = "CertDirError";

@@ -35,7 +35,8 @@ export interface RunningServer {
 const TEXT = "text/plain; charset=utf-8";
 const METRICS = "text/plain; version=0.0.4; charset=utf-8";
 
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** An error's message, or the thrown value as text. */
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 function probeResponse(probe: Probe, name: string): Response {
   let result: true | string;

@@ -12,7 +12,7 @@
  *   same port, connections open meanwhile finish on the old one; node:http2: its secure context is replaced).
  */
 import type { Logger } from "../runtime/logger.ts";
-import { type Exposition, familiesAsked, metricsResponse, type RunningServer } from "./http.ts";
+import { type Exposition, familiesAsked, messageOf, metricsResponse, type RunningServer } from "./http.ts";
 import type { RequestAuth } from "./request-auth.ts";
 import type { PemPair } from "./self-signed.ts";
 
@@ -33,7 +33,6 @@ export interface RunningSecureServer extends RunningServer {
 }
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export async function handleSecure(o: Pick<SecureServerOptions, "auth" | "metrics">, req: Request): Promise<Response> {
   const refused = await o.auth.check(req);

@@ -21,6 +21,7 @@ import type { AccessDecision, UserInfo } from "../kube/access-review.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { ExpiringMap } from "../runtime/expiring-map.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { messageOf } from "./http.ts";
 
 export const TOKEN_TTL_MS = 60_000;
 export const ALLOWED_TTL_MS = 5 * 60_000;
@@ -53,7 +54,6 @@ export interface RequestAuth {
 
 const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
 const answer = (status: number, message: string): Response => new Response(`${message}\n`, { status, headers: TEXT });
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The token of `Authorization: Bearer <token>` (scheme case-insensitive), as k8s.io/apiserver's bearertoken reads it. */
 export function bearerToken(header: string | null): string | undefined {
