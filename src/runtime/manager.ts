@@ -24,7 +24,6 @@ export interface Runnable {
   readonly needLeaderElection?: boolean;
 }
 
-/** What the manager needs of an elector (runtime/leader-election.ts's LeaderElector). */
 /** Resolves once `stop` has aborted (at once if it already has). */
 export async function stopped(stop: AbortSignal): Promise<void> {
   if (!stop.aborted) await new Promise((resolve) => stop.addEventListener("abort", resolve, { once: true }));
@@ -41,6 +40,7 @@ export function onStop(description: string, onStop: () => unknown): Runnable {
   };
 }
 
+/** What the manager needs of an elector (runtime/leader-election.ts's LeaderElector). */
 export interface Elector {
   run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<LeaderOutcome>;
 }
