@@ -17,6 +17,7 @@
  */
 import { constants } from "node:os";
 import { stopDescendants } from "./descendants.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
@@ -89,21 +90,17 @@ export class Shutdown {
   }
 
   async #run(signal: StopSignal): Promise<void> {
-    await this.#host.stopChildren().catch((e) => this.#host.log(`stopping child processes: ${message(e)}`));
+    await this.#host.stopChildren().catch((e) => this.#host.log(`stopping child processes: ${messageOf(e)}`));
     for (let fn = this.#cleanUps.pop(); fn; fn = this.#cleanUps.pop()) {
       try {
         await fn();
       } catch (e) {
-        this.#host.log(`a clean-up failed: ${message(e)}`);
+        this.#host.log(`a clean-up failed: ${messageOf(e)}`);
       }
     }
-    await this.#host.stopChildren().catch((e) => this.#host.log(`stopping child processes: ${message(e)}`));
+    await this.#host.stopChildren().catch((e) => this.#host.log(`stopping child processes: ${messageOf(e)}`));
     this.#host.exit(exitCodeFor(signal));
   }
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 let installed: Shutdown | undefined;
@@ -126,7 +123,7 @@ export function installShutdown(log: (line: string) => void = (l) => process.std
       }) as typeof process.exit;
       const ignore = (e: unknown) => {
         if (!(e instanceof ShuttingDown)) {
-          log(`(while stopping) ${message(e)}`);
+          log(`(while stopping) ${messageOf(e)}`);
         }
       };
       process.on("uncaughtException", ignore);

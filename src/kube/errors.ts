@@ -34,6 +34,9 @@ export class KubeError extends Error {
   }
 }
 
+/** The words of anything thrown: an Error's message, or the value as a string (for a log line or a status message). */
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 export const isNotFound = (e: unknown): boolean => e instanceof KubeError && e.reason === "NotFound";
 export const isConflict = (e: unknown): boolean => e instanceof KubeError && e.reason === "Conflict";
 export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeError && e.reason === "AlreadyExists";
@@ -127,7 +130,7 @@ export function fromResponse(code: number, body: unknown, req: RequestDescriptio
 export function fromNetworkError(cause: unknown, req: RequestDescription): KubeError {
   // Bun's messages often start with their code already ("ECONNREFUSED: Unable to connect...").
   const code = (cause as { code?: unknown } | undefined)?.code;
-  const text = cause instanceof Error ? cause.message : String(cause);
+  const text = messageOf(cause);
   const detail = typeof code === "string" && code && !text.startsWith(code) ? `${code}: ${text}` : text;
   const ctx = req.context ? ` (context "${req.context}")` : " (in-cluster)";
   return new KubeError(

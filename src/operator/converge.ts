@@ -24,7 +24,7 @@
  *   missing one.
  */
 import { fixedReplicas, leastReplicas, type WebApp } from "../api/webapp.ts";
-import { isConflict, isForbidden, isInvalid, isNotFound } from "../kube/errors.ts";
+import { isConflict, isForbidden, isInvalid, isNotFound, messageOf } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -187,7 +187,7 @@ export async function removeChild(
     // Gone already; or changed since the cache showed it (a PodDisruptionBudget's status moves with every pod): the
     // watch brings the newer object, whose pass looks again. Neither is a problem to report.
     if (isNotFound(e) || isConflict(e)) return { kind: "unwanted", removed: false };
-    const message = e instanceof Error ? e.message : String(e);
+    const message = messageOf(e);
     const problem: Problem = isForbidden(e)
       ? { reason: "Forbidden", message: `the operator may not delete ${what}: ${message}` }
       : { reason: "ApplyFailed", message: `could not delete ${what}, which the spec no longer asks for: ${message}` };
@@ -378,7 +378,7 @@ const HANDOVER_ATTEMPTS = 3;
 
 function failedProblem(child: Child, e: unknown): Problem {
   const what = `${child.kind} ${child.desired.metadata.name}`;
-  const message = e instanceof Error ? e.message : String(e);
+  const message = messageOf(e);
   return isForbidden(e)
     ? { reason: "Forbidden", message: `the operator may not manage ${what}: ${message}` }
     : { reason: "ApplyFailed", message: `could not create or update ${what}: ${message}` };

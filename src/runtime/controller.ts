@@ -32,6 +32,7 @@ import { createQueue } from "./queue.ts";
 import type { Reconciler, Request, Settled } from "./reconcile.ts";
 import { ReconcileTimeoutError, requestFor, settleReturned, settleThrown } from "./reconcile.ts";
 import type { EventHandler, EventSource, SourceEvent } from "./source.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export const DEFAULT_GRACE_MS = 30_000;
 export const DEFAULT_RESYNC_MS = 10 * 60 * 60 * 1000;
@@ -91,8 +92,6 @@ export interface Controller {
   run(signal: AbortSignal, opts?: { graceMs?: number }): Promise<void>;
   status(): ControllerStatus;
 }
-
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export function createController(opts: ControllerOptions): Controller {
   return new ControllerImpl(opts);

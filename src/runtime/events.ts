@@ -23,7 +23,7 @@
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { QuietGate } from "./quiet.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { isNotFound, messageOf } from "../kube/errors.ts";
 import { EVENTS } from "../kube/resources.ts";
 import type { KubeClient, KubeObject, ObjectMeta } from "../kube/types.ts";
 
@@ -125,7 +125,7 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
           .then(() => write(key, now, obj, type, reason, message))
           .catch((e: unknown) =>
             logger.debug(
-              `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${e instanceof Error ? e.message : String(e)}`,
+              `event ${type} ${reason} on ${obj.kind} ${m.namespace ?? ""}/${m.name}: not recorded: ${messageOf(e)}`,
             ),
           );
         chains.set(key, p);
@@ -135,7 +135,7 @@ export function createEventRecorder(client: KubeClient, opts: EventRecorderOptio
           if (chains.get(key) === p) chains.delete(key);
         });
       } catch (e) {
-        logger.debug(`event ${type} ${reason}: not recorded: ${e instanceof Error ? e.message : String(e)}`);
+        logger.debug(`event ${type} ${reason}: not recorded: ${messageOf(e)}`);
       }
     },
     async flush() {

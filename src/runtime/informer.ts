@@ -24,6 +24,7 @@ import type { Logger } from "./logger.ts";
 import type { EventSource, SourceEvent } from "./source.ts";
 import { createWatcher, describeWatch, type WatcherEvent, type WatcherOptions } from "./watcher.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export type { EventSource, SourceEvent } from "./source.ts";
 
@@ -78,7 +79,7 @@ export function createInformer<T extends KubeObject>(
     try {
       h(e);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       opts.logger.error(`event handler of the informer for ${description} failed: ${why}`);
     }
   };

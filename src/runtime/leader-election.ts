@@ -32,7 +32,7 @@ import type { Logger } from "./logger.ts";
 import { LeaseIO } from "./_lease-io.ts";
 import { Term } from "./_leader-term.ts";
 import { WaitBetweenTries, watchLease } from "./_lease-watch.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { isNotFound, messageOf } from "../kube/errors.ts";
 import type { KubeClient } from "../kube/types.ts";
 import {
   JITTER_FACTOR,
@@ -57,8 +57,6 @@ export {
   microTime,
   validateLeaderElectionConfig,
 } from "./_leader-config.ts";
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
  * client-go's LeaderElector: `run` = acquire → renew → release, each a method, with `tryAcquireOrRenew` the one
@@ -120,7 +118,7 @@ export class LeaderElector {
     this.#setLeading(false);
     if (!(await this.acquire(signal))) return { kind: "cancelled" };
     const term = new Term(signal, cb.onStartedLeading, (e) =>
-      this.#logger.error(`${this.#what}: the leader's work failed, stepping down: ${message(e)}`),
+      this.#logger.error(`${this.#what}: the leader's work failed, stepping down: ${messageOf(e)}`),
     );
     try {
       if (!(await this.renew(term.renewing))) return { kind: "lost" };
@@ -202,7 +200,7 @@ export class LeaderElector {
       this.#logger.info(`${this.#what}: released`);
       return true;
     } catch (e) {
-      this.#logger.warn(`${this.#what}: could not release it (a standby takes over when it expires): ${message(e)}`);
+      this.#logger.warn(`${this.#what}: could not release it (a standby takes over when it expires): ${messageOf(e)}`);
       return false;
     } finally {
       this.#clock.clearTimeout(timer);
@@ -232,7 +230,7 @@ export class LeaderElector {
       this.#observe(await this.#io.replace(lease, next, signal), now);
       return true;
     } catch (e) {
-      this.#logger.debug(`${this.#what}: try failed: ${message(e)}`);
+      this.#logger.debug(`${this.#what}: try failed: ${messageOf(e)}`);
       return false;
     }
   }
@@ -321,7 +319,7 @@ export class LeaderElector {
     try {
       f();
     } catch (e) {
-      this.#logger.error(`${name} failed: ${message(e)}`);
+      this.#logger.error(`${name} failed: ${messageOf(e)}`);
     }
   }
 }

@@ -14,6 +14,7 @@
  */
 import type { LeaderCallbacks, LeaderOutcome } from "./leader-election.ts";
 import type { Logger } from "./logger.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export interface Runnable {
   /** For log lines: "informer deployments.apps", "metrics server". */
@@ -141,7 +142,7 @@ export class Manager {
     try {
       await r.start(signal);
     } catch (e) {
-      this.#opts.logger.error(`${r.description} stopped with an error: ${e instanceof Error ? e.message : String(e)}`);
+      this.#opts.logger.error(`${r.description} stopped with an error: ${messageOf(e)}`);
     }
   }
 }

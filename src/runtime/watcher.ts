@@ -35,6 +35,7 @@ import {
   type WatchState,
 } from "./_watch-step.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export { closeStream, step, WatchStatusError } from "./_watch-step.ts";
 export type { OpenStream, StepContext, StepOutcome, Transition, WatcherEvent, WatchState } from "./_watch-step.ts";
@@ -80,8 +81,6 @@ export const WATCHER_DEFAULTS = { pageSize: 500, timeoutSeconds: 290, inactivity
 export function describeWatch(rt: ResourceType, namespace?: string): string {
   return `${rt.plural}${rt.group ? `.${rt.group}` : ""}${namespace ? ` in namespace "${namespace}"` : ""}`;
 }
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export function createWatcher<T extends KubeObject>(
   client: KubeClient,
@@ -144,7 +143,7 @@ class ListWatcher<T extends KubeObject> implements Watcher<T> {
           try {
             await handler(t.event);
           } catch (e) {
-            this.#opts.logger.error(`event handler of the watch of ${this.#what} failed: ${message(e)}`);
+            this.#opts.logger.error(`event handler of the watch of ${this.#what} failed: ${messageOf(e)}`);
           }
         }
       }
@@ -203,14 +202,14 @@ class ListWatcher<T extends KubeObject> implements Watcher<T> {
       case "desynced": {
         this.#stale = true;
         const delay = this.#backoff.next();
-        logger.debug(`watch of ${what}: resourceVersion too old (${message(o.cause)}); re-listing in ${delay} ms`);
+        logger.debug(`watch of ${what}: resourceVersion too old (${messageOf(o.cause)}); re-listing in ${delay} ms`);
         await clock.sleep(delay, ctx.signal);
         break;
       }
       case "failed": {
         this.#stale = true;
         const delay = this.#backoff.next();
-        const text = `watch of ${what} failed (${o.phase}): ${message(o.cause)}; retrying in ${delay} ms`;
+        const text = `watch of ${what} failed (${o.phase}): ${messageOf(o.cause)}; retrying in ${delay} ms`;
         if (this.#failures++ === 0) logger.warn(`${text} (further failures are logged at debug until it recovers)`);
         else logger.debug(`${text} (attempt ${this.#failures})`);
         await clock.sleep(delay, ctx.signal);

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { type Clock, repeatJittered } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { PemPair } from "./self-signed.ts";
-import { messageOf } from "./http.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export const CERT_FILE = "tls.crt";
 export const KEY_FILE = "tls.key";

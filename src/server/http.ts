@@ -11,6 +11,7 @@
  * - Port 0 picks a free port; the returned `url` and `port` say which.
  * - `stop()` closes the listener and open connections.
  */
+import { messageOf } from "../kube/errors.ts";
 
 /** true when fine, otherwise the reason (shown to the prober). */
 export type Probe = () => true | string;
@@ -36,7 +37,6 @@ const TEXT = "text/plain; charset=utf-8";
 const METRICS = "text/plain; version=0.0.4; charset=utf-8";
 
 /** An error's message, or the thrown value as text. */
-export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 function probeResponse(probe: Probe, name: string): Response {
   let result: true | string;

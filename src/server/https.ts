@@ -12,9 +12,10 @@
  *   same port, connections open meanwhile finish on the old one; node:http2: its secure context is replaced).
  */
 import type { Logger } from "../runtime/logger.ts";
-import { type Exposition, familiesAsked, messageOf, metricsResponse, type RunningServer } from "./http.ts";
+import { type Exposition, familiesAsked, metricsResponse, type RunningServer } from "./http.ts";
 import type { RequestAuth } from "./request-auth.ts";
 import type { PemPair } from "./self-signed.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export interface SecureServerOptions {
   /** Default "0.0.0.0". */

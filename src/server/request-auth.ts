@@ -21,7 +21,7 @@ import type { AccessDecision, UserInfo } from "../kube/access-review.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { ExpiringMap } from "../runtime/expiring-map.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { messageOf } from "./http.ts";
+import { messageOf } from "../kube/errors.ts";
 
 export const TOKEN_TTL_MS = 60_000;
 export const ALLOWED_TTL_MS = 5 * 60_000;

@@ -21,6 +21,14 @@ test("--quick shrinks the sizes and writes no report file unless --out is given"
   expect(parseOptions(["--quick", "--out", "x.md"], "/repo").out).toBe("x.md");
 });
 
+test("--warm runs the warm-up bursts and, unless --out is given, writes no report file", () => {
+  expect(parseOptions([], "/repo").warm).toBe(false);
+  const o = parseOptions(["--warm", "--scenario", "convergence"], "/repo");
+  expect(o.warm).toBe(true);
+  expect(o.out).toBeUndefined();
+  expect(parseOptions(["--warm", "--out=w.md"], "/repo").out).toBe("w.md");
+});
+
 test("explicit flags win over --quick, in either order, with or without '='", () => {
   expect(parseOptions(["--n", "500", "--quick"], "/r").sizes).toEqual([100, 500]);
   expect(parseOptions(["--quick", "--n=50"], "/r").sizes).toEqual([50]);

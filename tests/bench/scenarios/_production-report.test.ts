@@ -9,6 +9,7 @@ import {
 
 const MiB = 2 ** 20;
 const steady: SteadyFigures = {
+  settledMs: 1500,
   readyMs: 300,
   resyncS: 20,
   startup: { GET: 12 },

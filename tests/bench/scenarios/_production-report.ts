@@ -23,6 +23,12 @@ export interface KindCount {
 }
 
 export interface SteadyFigures {
+  /**
+   * How long the bench waited, after the convergence and before starting this devctl, for the controllers to finish
+   * with the children (every autoscaler past its first sync, every disruption budget's status current): a status that
+   * changes in the window is news the WebApp must report, not steady state.
+   */
+  settledMs: number;
   readyMs: number;
   resyncS: number;
   /** Requests by method from the process start to the end of its start-up pass (LISTs and WATCHes included). */
@@ -121,7 +127,9 @@ function steadyTable(s: SteadyFigures, n: number): Table {
   return {
     caption:
       `A new devctl over the ${n} converged production-shaped WebApps, started with --resync-period ${s.resyncS}s ` +
-      "(±10% jitter); deltas of its own rest_client_requests_total.",
+      `(±10% jitter), once the controllers were done with the children (${fmtMs(s.settledMs)} after the convergence: ` +
+      "every autoscaler past its first sync, every disruption budget's status current); deltas of its own " +
+      "rest_client_requests_total.",
     head: ["window", "reconciles", "requests by method", "requests per WebApp"],
     rows: [
       [

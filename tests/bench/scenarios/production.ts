@@ -7,15 +7,19 @@
  * 1. Convergence of N (the largest --n) production-shaped WebApps on a fresh cluster, timed and counted exactly as
  *    scenario 1 times and counts (convergence.ts measured: requests from just before the first create until the
  *    operator stops sending), once.
- * 2. Steady state over them: a new devctl with a short --resync-period; requests from the end of its start-up pass
- *    to the end of one resync pass, a window that also holds the status updates the controllers keep making to the
- *    children (the PodDisruptionBudgets' and autoscalers'). Goal: 0.
+ * 2. Steady state over them: once the controllers are done with the children (childrenSettled: a status they write
+ *    later is news the WebApp must report), a new devctl with a short --resync-period; requests from the end of its
+ *    start-up pass to the end of one resync pass, a window that also holds the status updates the controllers keep
+ *    making to the children (the PodDisruptionBudgets' and autoscalers'). Goal: 0.
  * 3. RSS with --memory-n (10,000) production-shaped WebApps cached, on a fresh cluster, as scenario 3 measures its
  *    large point (_large.ts, the children pre-created with the operator's builders).
  * The seed-shaped figures come from scenarios 1 and 3 of this run (ctx.seed); when they did not run at these sizes,
  * this scenario measures them itself first (devctl only). Runs last: its fresh clusters drop the shared fixture.
  * A part that fails is reported as not measured, with its error, and the other still runs.
  */
+import { messageOf } from "../../../src/kube/errors.ts";
+import type { KubeObject } from "../../../src/kube/types.ts";
+import { CHILD_KINDS } from "../../../src/operator/child-kinds.ts";
 import type { Context, Section } from "../_context.ts";
 import { appNames, image } from "../_kube.ts";
 import { requestsByMethod, requestsSince, total } from "../_operator.ts";
@@ -33,8 +37,45 @@ const kindsOf = (shape: Shape, n: number) =>
     count,
   }));
 
+const rtOf = (kind: string) => {
+  const k = CHILD_KINDS.find((c) => c.kind === kind);
+  if (!k) throw new Error(`no child kind ${kind}`);
+  return k.rt;
+};
+
+type WithStatus = KubeObject & {
+  status?: { observedGeneration?: number; conditions?: { type?: string }[] };
+};
+
+/**
+ * Waits until the controllers are done with the children in `namespace` (see SteadyFigures.settledMs): every
+ * HorizontalPodAutoscaler has a ScalingActive condition (written by its first sync) and every PodDisruptionBudget's
+ * status.observedGeneration is its generation. Resolves with the milliseconds waited; rejects after `timeoutMs`,
+ * saying how many are not yet done.
+ */
+async function childrenSettled(ctx: Context, namespace: string, timeoutMs: number): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const [hpas, pdbs] = await Promise.all([
+      ctx.kube.listAll<WithStatus>(rtOf("HorizontalPodAutoscaler"), { namespace }),
+      ctx.kube.listAll<WithStatus>(rtOf("PodDisruptionBudget"), { namespace }),
+    ]);
+    const unsynced = hpas.items.filter((h) => !h.status?.conditions?.some((c) => c.type === "ScalingActive")).length;
+    const stale = pdbs.items.filter((p) => p.status?.observedGeneration !== p.metadata.generation).length;
+    if (unsynced === 0 && stale === 0) return performance.now() - t0;
+    if (performance.now() - t0 > timeoutMs) {
+      throw new Error(
+        `after ${fmtMs(timeoutMs)}, ${unsynced} of ${hpas.items.length} autoscalers had not synced and ` +
+          `${stale} of ${pdbs.items.length} disruption budgets had a stale status`,
+      );
+    }
+    await Bun.sleep(1000);
+  }
+}
+
 /** A new devctl over `namespace` with a short resync: its start-up pass, then one resync pass (see the contract). */
 async function steadyOver(ctx: Context, namespace: string, n: number): Promise<SteadyFigures> {
+  const settledMs = await childrenSettled(ctx, namespace, 60_000 + n * 100);
   const resyncS = ctx.opts.quick ? 10 : 20;
   const op = await ctx.operator(namespace, ["--resync-period", `${resyncS}s`]);
   try {
@@ -53,6 +94,7 @@ async function steadyOver(ctx: Context, namespace: string, n: number): Promise<S
     await Bun.sleep(500);
     const m1 = await op.scrape();
     return {
+      settledMs,
       readyMs,
       resyncS,
       startup,
@@ -66,8 +108,6 @@ async function steadyOver(ctx: Context, namespace: string, n: number): Promise<S
     await op.stop();
   }
 }
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export async function production(ctx: Context): Promise<Section> {
   const n = fixtureSize(ctx.opts);
@@ -97,8 +137,8 @@ export async function production(ctx: Context): Promise<Section> {
       `  steady: ${inputs.steady.resyncReconciles} reconciles, requests ${JSON.stringify(inputs.steady.resync)} in ${fmtMs(inputs.steady.windowMs)}`,
     );
   } catch (e) {
-    ctx.log(`production: convergence or steady state failed: ${message(e)}`);
-    inputs.errors.push(`convergence or steady state: ${message(e)}`);
+    ctx.log(`production: convergence or steady state failed: ${messageOf(e)}`);
+    inputs.errors.push(`convergence or steady state: ${messageOf(e)}`);
   }
   const big = ctx.opts.memoryLarge;
   inputs.large = { n: big };
@@ -126,8 +166,8 @@ export async function production(ctx: Context): Promise<Section> {
     ];
     ctx.log(`production: RSS at ${big}: ${fmtMiB(rss)}, ${fmt(rss / seedRss, 2)}× seed-shaped`);
   } catch (e) {
-    ctx.log(`production: the large point failed: ${message(e)}`);
-    inputs.errors.push(`RSS with ${big} WebApps: ${message(e)}`);
+    ctx.log(`production: the large point failed: ${messageOf(e)}`);
+    inputs.errors.push(`RSS with ${big} WebApps: ${messageOf(e)}`);
   }
   return productionReport(inputs);
 }
