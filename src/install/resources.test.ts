@@ -55,8 +55,8 @@ describe("the operator's memory", () => {
     expect(quantityValue(want.request)!).toBeGreaterThanOrEqual(measured.steadyMiB * 2 ** 20);
   });
 
-  test("at today's figures that is a 224Mi request and a 384Mi limit", () => {
-    expect(DEFAULT_MEMORY).toEqual({ request: "224Mi", limit: "384Mi" });
+  test("at today's figures that is a 192Mi request and a 384Mi limit", () => {
+    expect(DEFAULT_MEMORY).toEqual({ request: "192Mi", limit: "384Mi" });
   });
 
   test("users set their own request and limit", () => {
