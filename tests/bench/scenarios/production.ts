@@ -19,7 +19,7 @@
  */
 import { messageOf } from "../../../src/kube/errors.ts";
 import type { KubeObject } from "../../../src/kube/types.ts";
-import { CHILD_KINDS } from "../../../src/operator/child-kinds.ts";
+import { HORIZONTAL_POD_AUTOSCALERS, POD_DISRUPTION_BUDGETS } from "../../../src/kube/resources.ts";
 import type { Context, Section } from "../_context.ts";
 import { appNames, image } from "../_kube.ts";
 import { requestsByMethod, requestsSince, total } from "../_operator.ts";
@@ -37,12 +37,6 @@ const kindsOf = (shape: Shape, n: number) =>
     count,
   }));
 
-const rtOf = (kind: string) => {
-  const k = CHILD_KINDS.find((c) => c.kind === kind);
-  if (!k) throw new Error(`no child kind ${kind}`);
-  return k.rt;
-};
-
 type WithStatus = KubeObject & {
   status?: { observedGeneration?: number; conditions?: { type?: string }[] };
 };
@@ -57,8 +51,8 @@ async function childrenSettled(ctx: Context, namespace: string, timeoutMs: numbe
   const t0 = performance.now();
   for (;;) {
     const [hpas, pdbs] = await Promise.all([
-      ctx.kube.listAll<WithStatus>(rtOf("HorizontalPodAutoscaler"), { namespace }),
-      ctx.kube.listAll<WithStatus>(rtOf("PodDisruptionBudget"), { namespace }),
+      ctx.kube.listAll<WithStatus>(HORIZONTAL_POD_AUTOSCALERS, { namespace }),
+      ctx.kube.listAll<WithStatus>(POD_DISRUPTION_BUDGETS, { namespace }),
     ]);
     const unsynced = hpas.items.filter((h) => !h.status?.conditions?.some((c) => c.type === "ScalingActive")).length;
     const stale = pdbs.items.filter((p) => p.status?.observedGeneration !== p.metadata.generation).length;
