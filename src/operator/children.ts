@@ -35,6 +35,7 @@ import type { WebApp, WebAppObject } from "../api/webapp.ts";
 import { WEBAPP_RESOURCE } from "../api/webapp.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
+import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
@@ -63,6 +64,8 @@ export interface ChildrenDeps {
   unserved?: ReadonlySet<ChildKindName>;
   recorder: EventRecorder;
   logger: Logger;
+  /** Waits between the attempts of an ownership handover (converge.ts handOver). */
+  clock: Pick<Clock, "sleep">;
 }
 
 /** What the passes remember between calls (expectations.ts; see the contract above). */

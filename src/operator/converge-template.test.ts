@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { parseWebApp } from "../api/parse.ts";
 import { DEPLOYMENT_RESOURCE, type WebApp } from "../api/webapp.ts";
 import type { KubeObject } from "../kube/types.ts";
+import { realClock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import { createFakeApiServer } from "./_fake-apiserver.ts";
 import { type ConvergeContext, convergeChild } from "./converge.ts";
@@ -32,6 +33,7 @@ function setup() {
     client: api.client,
     recorder,
     logger: silent,
+    clock: realClock,
     webapp,
     ownerExists: async () => true,
     confirmOwner: false,

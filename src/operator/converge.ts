@@ -24,8 +24,9 @@
  *   missing one.
  */
 import { fixedReplicas, leastReplicas, type WebApp } from "../api/webapp.ts";
-import { isConflict, isForbidden, isInvalid, isNotFound, messageOf } from "../kube/errors.ts";
+import { isConflict, isForbidden, isInvalid, isNotFound, KubeError, messageOf } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ObjectMeta, ResourceType } from "../kube/types.ts";
+import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, admittedBy, drift } from "./admission.ts";
@@ -74,6 +75,8 @@ export interface ConvergeContext {
   client: KubeClient;
   recorder: EventRecorder;
   logger: Logger;
+  /** Waits between the attempts of an ownership handover (handOver). */
+  clock: Pick<Clock, "sleep">;
   webapp: WebApp;
   /** The API server still has this WebApp (same uid, not being deleted); asked before an adoption. */
   ownerExists: () => Promise<boolean>;
@@ -347,16 +350,27 @@ function announceUpdate(ctx: ConvergeContext, child: Child, applied: KubeObject,
  * The ownership handover (ownership.ts) of a child about to be reshaped, when the cached view may hold the Update
  * entry a create recorded (it shows it, or shows no managedFields at all). The handover is computed from the object
  * read fresh (the cache keeps no field sets), and its patch tests that object's resourceVersion: a write in between
- * (the Deployment controller, someone's edit) gets a 422, and the object is read and handed over once more. A third
- * refusal is an error, retried by the controller. Reshaping is rare (a port changed), so the read costs nothing where
- * it counts. Says whether anything was handed over (the object read may have no Update entry of ours).
+ * (the Deployment controller's status, someone's edit) gets a 422, and the object is read and handed over again,
+ * after HANDOVER_WAIT_MS, doubled each time. Reshaping is rare (a port changed), so the read costs nothing where it
+ * counts. Says whether anything was handed over (the object read may have no Update entry of ours).
+ *
+ * A 422 whose object did not change (same resourceVersion at the next read) was not our test failing: it is
+ * thrown as it came. One that kept changing through HANDOVER_ATTEMPTS reads is a Conflict, retried by the controller.
+ * (Three attempts back to back were not enough: a CI run had all three refused while a Deployment just given a new
+ * template rolled out, its controller writing the status in a burst, and the reconcile logged an error.)
  */
 async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<boolean> {
   if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return false;
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   const what = childRef(child);
+  let refused: { error: unknown; resourceVersion: string | undefined } | undefined;
   for (let attempt = 1; ; attempt++) {
     const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
+    if (refused && refused.resourceVersion === fresh.metadata.resourceVersion) throw refused.error; // not our test
+    if (refused && attempt > HANDOVER_ATTEMPTS) {
+      const message = `${what} changed between each of our ${HANDOVER_ATTEMPTS} reads and the handover that tested it`;
+      throw new KubeError("Conflict", message, 409, undefined, { cause: refused.error });
+    }
     const patch = ownershipHandover(fresh, FIELD_MANAGER);
     if (!patch) {
       ctx.logger.debug(`nothing to hand over on ${what}: it has no Update entry of ours`, { uid: fresh.metadata.uid });
@@ -365,16 +379,22 @@ async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject):
     try {
       await ctx.client.patch(child.rt, name, namespace, patch, "json", { signal: ctx.signal, discardResponse: true });
     } catch (e) {
-      if (isInvalid(e) && attempt < HANDOVER_ATTEMPTS) continue;
-      throw e;
+      if (!isInvalid(e)) throw e;
+      refused = { error: e, resourceVersion: fresh.metadata.resourceVersion };
+      ctx.logger.debug(`${what} changed since we read it: handing over again`, { attempt });
+      if (attempt < HANDOVER_ATTEMPTS) await ctx.clock.sleep(HANDOVER_WAIT_MS * 2 ** (attempt - 1), ctx.signal);
+      if (ctx.signal.aborted) throw e;
+      continue;
     }
     ctx.logger.debug(`handed the fields our create of ${what} set over to apply`, { uid: fresh.metadata.uid });
     return true;
   }
 }
 
-/** Reads and patches of one handover before a changing object makes it an error (retried by the controller). */
-const HANDOVER_ATTEMPTS = 3;
+/** Reads and patches of one handover before a changing object makes it a Conflict (retried by the controller). */
+const HANDOVER_ATTEMPTS = 5;
+/** The wait after the first refused handover; doubled after each next one (50 + 100 + 200 + 400 ms at most). */
+const HANDOVER_WAIT_MS = 50;
 
 function failedProblem(child: Child, e: unknown): Problem {
   const what = `${child.kind} ${child.desired.metadata.name}`;

@@ -765,7 +765,11 @@ describe("a child we created (the create recorded its fields under an Update ent
       w.api.put(DEPLOYMENT_RESOURCE, { ...now, metadata: { ...now.metadata, resourceVersion: "999" } });
       return undefined;
     };
-    await w.reconcile();
+    const pass = w.reconcile();
+    await w.clock.settle();
+    expect(w.clock.nextTimerAt()).toBe(START + 50); // the wait before the second attempt
+    await w.clock.advance(50);
+    await pass;
     expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(2);
     expect(depWrites(w)).toEqual([
       "PATCH application/json-patch+json", // tests the resourceVersion read first: a 422
@@ -773,6 +777,63 @@ describe("a child we created (the create recorded its fields under an Update ent
       `PATCH ${APPLY}`,
     ]);
     expect(entriesOf(w)).toEqual([`${FIELD_MANAGER}/Apply`]);
+  });
+
+  test("an object that changes under every handover (a rollout's status writes): five tries over 750 ms, then a Conflict", async () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    let version = 1000;
+    w.api.answer = (a) => {
+      if (a.path !== DEP_PATH || a.contentType !== "application/json-patch+json") return undefined;
+      const now = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as KubeObject;
+      w.api.put(DEPLOYMENT_RESOURCE, { ...now, metadata: { ...now.metadata, resourceVersion: String(++version) } });
+      return undefined;
+    };
+    const pass = w.reconcile().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const waits: number[] = [];
+    for (let at = w.clock.now(), i = 0; i < 4; i++) {
+      await w.clock.settle();
+      const next = w.clock.nextTimerAt() as number;
+      waits.push(next - at);
+      await w.clock.advance(next - at);
+      at = next;
+    }
+    const err = await pass;
+    expect(waits).toEqual([50, 100, 200, 400]);
+    expect(depWrites(w)).toEqual(Array(5).fill("PATCH application/json-patch+json")); // never applied blind
+    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(6);
+    expect((err as KubeError).reason).toBe("Conflict");
+    expect((err as KubeError).message).toBe(
+      "Deployment default/test-app-deployment changed between each of our 5 reads and the handover that tested it",
+    );
+  });
+
+  test("a 422 on the handover while the object stayed as read is not our test failing: thrown as it came, once", async () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    w.api.answer = (a) =>
+      a.path === DEP_PATH && a.contentType === "application/json-patch+json"
+        ? { code: 422, message: "metadata.managedFields: Invalid value" }
+        : undefined;
+    const pass = w.reconcile().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await w.clock.advance(50);
+    const err = await pass;
+    expect(depWrites(w)).toEqual(["PATCH application/json-patch+json"]);
+    expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(2);
+    expect((err as KubeError).reason).toBe("Invalid");
+    expect((err as KubeError).message).toContain("metadata.managedFields: Invalid value");
   });
 
   test("reshaped before the cache showed our create (the pass sees what the create returned): still handed over", async () => {
