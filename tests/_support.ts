@@ -204,10 +204,7 @@ export async function eventsFor(
   return list.items.filter((e) => e.involvedObject.name === name);
 }
 
-/**
- * The Events about `name`, once one of them is what `wanted` accepts. The operator sends its Events once its
- * reconciles have been quiet for a moment (runtime/quiet.ts), up to 0.8 s after what they tell.
- */
+/** The Events about `name`, once one of them is what `wanted` accepts (an Event is written after what it tells). */
 export function eventsOnceSeen(
   namespace: string,
   name: string,

@@ -2,9 +2,7 @@
  * Wires the WebApp operator as runnables of one runtime Manager (runtime/manager.ts owns the lifecycle): informers
  * for WebApps and every Deployment and Service (webAppCaches), the health/metrics servers, the event recorder and
  * the release of start-up's code pages once the first pass is over (runtime/startup-pages.ts) on every replica;
- * the WebApp controller and the orphan collector (orphans.ts) only while leading. Events yield to the WebApp
- * reconciles (runtime/quiet.ts): they are sent once those have been quiet for EVENT_DEFAULTS.quietMs, or after
- * EVENT_DEFAULTS.maxDelayMs.
+ * the WebApp controller and the orphan collector (orphans.ts) only while leading.
  * A second controller or a webhook is one more `manager.add`.
  * - preflight first: the WebApp API must be served and listable, else OperatorError (exit 1);
  * - a lost lease is exit code 1 (the process must restart: another replica may be reconciling already);
@@ -21,13 +19,12 @@ import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { controllerBuilder } from "../runtime/builder.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { createEventRecorder, EVENT_DEFAULTS, type EventRecorder } from "../runtime/events.ts";
+import { createEventRecorder, type EventRecorder } from "../runtime/events.ts";
 import { createInformer, createUnservedInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
 import { createLeaderElector, type LeaderElector } from "../runtime/leader-election.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { Manager, type ManagerOutcome, onStop, type Runnable, stopped } from "../runtime/manager.ts";
 import { createRuntimeMetrics, type RuntimeMetrics } from "../runtime/metrics.ts";
-import { type Activity, createActivity, createQuietGate } from "../runtime/quiet.ts";
 import { releaseStartupPagesWhenQuiet } from "../runtime/startup-pages.ts";
 import { isRetriableReviewError, reviewAccess, reviewToken } from "../kube/access-review.ts";
 import { loadCertDir } from "../server/cert-dir.ts";
@@ -109,21 +106,18 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     log.warn(`this cluster does not serve ${[...unserved].join(", ")}: WebApps that want one are reported Stalled`);
 
   const caches = webAppCaches(client, opts, clock, unserved);
-  const activity = createActivity(clock);
-  const { quietMs, maxDelayMs } = EVENT_DEFAULTS;
   const recorder = createEventRecorder(client, {
     clock,
     logger: log,
     component: "webapp-operator",
     reportingController: "devctl.dev/webapp-operator",
     reportingInstance: identity,
-    gate: createQuietGate({ clock, activity, quietMs, maxDelayMs }),
   });
   const leadership = leadershipFlag();
   const controller = webAppController(
     client,
     caches,
-    { recorder, activity, unserved, leading: leadership.leading },
+    { recorder, unserved, leading: leadership.leading },
     metrics,
     opts,
     clock,
@@ -268,10 +262,9 @@ function webAppController(
   caches: WebAppCaches,
   {
     recorder,
-    activity,
     unserved,
     leading,
-  }: { recorder: EventRecorder; activity: Activity; unserved: ReadonlySet<ChildKindName>; leading: () => boolean },
+  }: { recorder: EventRecorder; unserved: ReadonlySet<ChildKindName>; leading: () => boolean },
   metrics: RuntimeMetrics,
   opts: OperatorOptions,
   clock: Clock,
@@ -299,7 +292,7 @@ function webAppController(
   }
   return builder.build({
     name: CONTROLLER_NAME,
-    reconcile: activity.track(reconciler),
+    reconcile: reconciler,
     concurrency: opts.concurrency,
     ...(opts.reconcileTimeoutMs ? { reconcileTimeoutMs: opts.reconcileTimeoutMs } : {}),
     clock,

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createFakeClock } from "./clock.ts";
 import { createEventRecorder, type EventRecorderOptions } from "./events.ts";
-import { createQuietGate } from "./quiet.ts";
 import { EVENTS as EVENT } from "../kube/resources.ts";
 import type { Logger } from "./logger.ts";
 import { createFakeKube, objKey } from "./_fake-kube.ts";
@@ -140,33 +139,6 @@ describe("event recorder", () => {
     for (let i = 150; i < 170; i++) t.rec.event(app(`o${i}`), "Normal", "Created", "x");
     await t.rec.flush();
     expect(t.calls("create")).toHaveLength(110);
-  });
-
-  test("with a gate, an Event is sent once the gate opens and keeps the time it was recorded at", async () => {
-    const clock = createFakeClock(START);
-    const busy = { quietForMs: () => 0 };
-    const t = setup({ clock, gate: createQuietGate({ clock, activity: busy, quietMs: 500, maxDelayMs: 5_000 }) });
-    t.rec.event(app(), "Normal", "Created", "created Deployment shop/web");
-    await clock.advance(4_999);
-    expect(t.calls("create")).toHaveLength(0);
-    await clock.advance(1);
-    await t.rec.flush();
-    expect(t.calls("create").map((c) => (c.args.obj as { firstTimestamp: string }).firstTimestamp)).toEqual([
-      "2024-05-01T12:00:00Z",
-    ]);
-  });
-
-  test("flush sends at once what waits for the gate, repeats aggregated", async () => {
-    const clock = createFakeClock(START);
-    const busy = { quietForMs: () => 0 };
-    const t = setup({ clock, gate: createQuietGate({ clock, activity: busy, quietMs: 500, maxDelayMs: 60_000 }) });
-    t.rec.event(app(), "Warning", "Failed", "same");
-    t.rec.event(app(), "Warning", "Failed", "same");
-    t.rec.event(app("other"), "Normal", "Created", "x");
-    await t.rec.flush();
-    expect(clock.now()).toBe(START);
-    expect(t.calls("create")).toHaveLength(2);
-    expect(t.calls("patch")).toHaveLength(1);
   });
 
   test("a failing API never throws to the caller; the failure is logged at debug", async () => {

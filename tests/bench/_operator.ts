@@ -162,8 +162,8 @@ export const REQUESTS_QUIET_MS = 1_500;
 
 /**
  * requestsByMethod once the operator has stopped sending: scraped every 250 ms until the total has not moved
- * for REQUESTS_QUIET_MS (at most 20 s). What an operator sends after the work is done still counts: devctl's
- * Events wait until its reconciles are quiet (runtime/quiet.ts).
+ * for REQUESTS_QUIET_MS (at most 20 s). What an operator sends after the work is done still counts (an Event, a
+ * status written by the pass after the one that wrote a child).
  */
 export async function requestsOnceQuiet(scrape: () => Promise<Map<string, Sample[]>>): Promise<Record<string, number>> {
   let last = requestsByMethod(await scrape());
