@@ -18,6 +18,7 @@ import { cpus, release, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { installShutdown, runChild } from "../../src/build/signals.ts";
 import { createKubeClient } from "../../src/kube/client.ts";
+import { messageOf } from "../../src/kube/errors.ts";
 import { acquireCluster, type BenchCluster } from "./_cluster.ts";
 import { compared } from "./_compare.ts";
 import { createContext, type Context, type Section } from "./_context.ts";
@@ -112,7 +113,7 @@ if (opts.peer) {
   try {
     peerBuild = await ensurePeer(log);
   } catch (e) {
-    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n(or run without the Go peer: --no-peer)\n`);
+    process.stderr.write(`${messageOf(e)}\n(or run without the Go peer: --no-peer)\n`);
     process.exit(1);
   }
   usePeerBinary(peerBuild.binary);
@@ -170,7 +171,7 @@ try {
         headline: "failed",
         failed: true,
         tables: [],
-        notes: [`This scenario failed: ${e instanceof Error ? e.message : String(e)}`],
+        notes: [`This scenario failed: ${messageOf(e)}`],
       });
     } finally {
       await ctx.stopOperators();

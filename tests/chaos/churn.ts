@@ -16,7 +16,7 @@
  *   is unknown (timeout, 5xx, no answer, kubectl) makes that name's memory unknown until the next write.
  * - `protectedNames` are never touched (the WebApp blocked by a foreign Deployment).
  */
-import { KubeError } from "../../src/kube/errors.ts";
+import { KubeError, messageOf } from "../../src/kube/errors.ts";
 import type { KubeClient } from "../../src/kube/types.ts";
 import { DEPLOYMENTS, KUBECTL, SERVICES, WEBAPPS } from "../_support.ts";
 import type { Random } from "./random.ts";
@@ -278,7 +278,7 @@ export function createChurn(o: {
               stats.ops[kind].ok++;
             } catch (e) {
               stats.ops[kind].failed++;
-              const msg = (e instanceof Error ? e.message : String(e))
+              const msg = messageOf(e)
                 .replace(/app-\d+/g, "app-N")
                 .replace(/\d{3,}/g, "N")
                 .slice(0, 200);

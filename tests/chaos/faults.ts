@@ -14,6 +14,7 @@
  * - After a freeze past the renew deadline the old leader must have given up (exited with a lease
  *   loss) and another replica must lead: the fault fails otherwise.
  */
+import { messageOf } from "../../src/kube/errors.ts";
 import { expireResourceVersions, freezeApiServer, restartApiServer, thawApiServer } from "../cluster/control.ts";
 import type { Fleet, ProcessRecord } from "./operators.ts";
 import type { Random } from "./random.ts";
@@ -244,7 +245,7 @@ export function createFaultInjector(o: {
         );
       } catch (e) {
         r.endedAt ||= Date.now();
-        r.error = e instanceof Error ? e.message : String(e);
+        r.error = messageOf(e);
         o.log(`fault ${records.length}: ${kind} FAILED: ${r.error}`);
       }
       return r;

@@ -17,6 +17,7 @@
  * `outsideUntouched`: WebApps in a namespace the operator does not watch got no children and no status.
  */
 import { UNOBSERVED_STATUS } from "../../src/api/webapp.ts";
+import { messageOf } from "../../src/kube/errors.ts";
 import type { KubeClient, KubeObject } from "../../src/kube/types.ts";
 import type { ManagerEntry } from "../../src/operator/ownership.ts";
 import { DEPLOYMENTS, PODS, SERVICES, WEBAPPS, type WebAppLike } from "../_support.ts";
@@ -63,7 +64,7 @@ async function podsOf(client: KubeClient, namespace: string, app: string): Promi
     });
     return described.join(", ") || "none";
   } catch (e) {
-    return `could not list them: ${e instanceof Error ? e.message : String(e)}`;
+    return `could not list them: ${messageOf(e)}`;
   }
 }
 

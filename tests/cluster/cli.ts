@@ -19,6 +19,7 @@
  * Scripts under src/build use these instead of importing tests/ (src/layering.test.ts).
  */
 import { installShutdown, type Shutdown } from "../../src/build/signals.ts";
+import { messageOf } from "../../src/kube/errors.ts";
 import { down, type Log, stopRecorded, up } from "./lifecycle.ts";
 import { nodeCommand } from "./node-cli.ts";
 import { readState, removeState } from "./state.ts";
@@ -70,7 +71,7 @@ async function main(command: string | undefined): Promise<number> {
 main(process.argv[2]).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`cluster ${process.argv[2]}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`cluster ${process.argv[2]}: ${messageOf(err)}\n`);
     process.exit(1);
   },
 );

@@ -7,6 +7,7 @@
  *   timeout returns status 0 with the message as body.
  * - kubeconfigYaml: client-certificate auth with embedded certs, context and cluster `devctl-test`.
  */
+import { messageOf } from "../../src/kube/errors.ts";
 import type { PkiFiles } from "./pki.ts";
 
 export interface ApiEndpoint {
@@ -53,7 +54,7 @@ export async function apiRequest(
     }
     return { status: res.status, body: parsed };
   } catch (err) {
-    return { status: 0, body: err instanceof Error ? err.message : String(err) };
+    return { status: 0, body: messageOf(err) };
   }
 }
 

@@ -18,6 +18,7 @@
  *   and removes .cluster/. The binary cache is kept.
  */
 import { chmod, mkdir } from "node:fs/promises";
+import { messageOf } from "../../src/kube/errors.ts";
 import { ensureMetricsServer, startMetricsServer, stopMetricsServer } from "./addons/metrics-server.ts";
 import { binaryPath, ensureBinaries, kwokStages } from "./build.ts";
 import { componentArgv, healthUrl, type Layout } from "./components.ts";
@@ -218,7 +219,7 @@ export async function waitHealthy(
 async function failUp(state: ClusterState, err: unknown): Promise<UpFailure> {
   const dead = COMPONENTS.find((c) => state.components[c] && !runningComponents(state).includes(c));
   const component = dead ?? (err instanceof ComponentFailure ? err.component : undefined);
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = messageOf(err);
   const stopError = await stopRecorded(state).then(
     () => undefined,
     (e: Error) => e,
