@@ -363,13 +363,14 @@ async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject):
   if (!mayHaveCreateEntry(cached, FIELD_MANAGER)) return false;
   const { name, namespace } = child.desired.metadata as { name: string; namespace: string };
   const what = childRef(child);
-  let refused: { error: unknown; resourceVersion: string | undefined } | undefined;
+  let refused: { error: KubeError; resourceVersion: string | undefined } | undefined;
   for (let attempt = 1; ; attempt++) {
     const fresh = await ctx.client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
     if (refused && refused.resourceVersion === fresh.metadata.resourceVersion) throw refused.error; // not our test
     if (refused && attempt > HANDOVER_ATTEMPTS) {
       const message = `${what} changed between each of our ${HANDOVER_ATTEMPTS} reads and the handover that tested it`;
-      throw new KubeError("Conflict", message, 409, undefined, { cause: refused.error });
+      // Code and Status stay the API server's (a 422): only the reason says what this caller learnt the 422 meant.
+      throw new KubeError("Conflict", message, refused.error.code, refused.error.status, { cause: refused.error });
     }
     const patch = ownershipHandover(fresh, FIELD_MANAGER);
     if (!patch) {
@@ -379,7 +380,7 @@ async function handOver(ctx: ConvergeContext, child: Child, cached: KubeObject):
     try {
       await ctx.client.patch(child.rt, name, namespace, patch, "json", { signal: ctx.signal, discardResponse: true });
     } catch (e) {
-      if (!isInvalid(e)) throw e;
+      if (!(e instanceof KubeError) || !isInvalid(e)) throw e;
       refused = { error: e, resourceVersion: fresh.metadata.resourceVersion };
       ctx.logger.debug(`${what} changed since we read it: handing over again`, { attempt });
       if (attempt < HANDOVER_ATTEMPTS) await ctx.clock.sleep(HANDOVER_WAIT_MS * 2 ** (attempt - 1), ctx.signal);

@@ -698,6 +698,15 @@ describe("a child we created (the create recorded its fields under an Update ent
   });
   const createdByUs = (dep: KubeObject): KubeObject =>
     withEntries(dep, [{ manager: FIELD_MANAGER, operation: "Update" }]);
+  /** A WebApp whose port changed to 8080 (a reshape), over a Deployment we created, its Service and budget. */
+  const portChanged = () => {
+    const w = world();
+    const dep = w.cached(createdByUs(liveDeployment(testApp())));
+    const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    return w;
+  };
   const depWrites = (w: ReturnType<typeof world>) =>
     w
       .writes()
@@ -710,11 +719,7 @@ describe("a child we created (the create recorded its fields under an Update ent
       ?.metadata.managedFields?.map((e) => `${(e as ManagerEntry).manager}/${(e as ManagerEntry).operation}`);
 
   test("reshaped by a new port: the entry is read, handed over to apply first, so the apply prunes the old port", async () => {
-    const w = world();
-    const dep = w.cached(createdByUs(liveDeployment(testApp())));
-    const svc = w.cached(liveService(testApp()));
-    w.cached(liveBudget(testApp()));
-    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    const w = portChanged();
     await w.reconcile();
     expect(depWrites(w)).toEqual(["PATCH application/json-patch+json", `PATCH ${APPLY}`]);
     expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(1);
@@ -752,11 +757,7 @@ describe("a child we created (the create recorded its fields under an Update ent
   });
 
   test("an object written between the read and the handover (a 422 on its resourceVersion) is read and handed over again", async () => {
-    const w = world();
-    const dep = w.cached(createdByUs(liveDeployment(testApp())));
-    const svc = w.cached(liveService(testApp()));
-    w.cached(liveBudget(testApp()));
-    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    const w = portChanged();
     let patches = 0;
     w.api.answer = (a) => {
       // The Deployment controller writes the object between our read and our first handover patch.
@@ -780,11 +781,7 @@ describe("a child we created (the create recorded its fields under an Update ent
   });
 
   test("an object that changes under every handover (a rollout's status writes): five tries over 750 ms, then a Conflict", async () => {
-    const w = world();
-    const dep = w.cached(createdByUs(liveDeployment(testApp())));
-    const svc = w.cached(liveService(testApp()));
-    w.cached(liveBudget(testApp()));
-    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    const w = portChanged();
     let version = 1000;
     w.api.answer = (a) => {
       if (a.path !== DEP_PATH || a.contentType !== "application/json-patch+json") return undefined;
@@ -792,10 +789,7 @@ describe("a child we created (the create recorded its fields under an Update ent
       w.api.put(DEPLOYMENT_RESOURCE, { ...now, metadata: { ...now.metadata, resourceVersion: String(++version) } });
       return undefined;
     };
-    const pass = w.reconcile().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const pass = w.reconcile().catch((e: unknown) => e);
     const waits: number[] = [];
     for (let at = w.clock.now(), i = 0; i < 4; i++) {
       await w.clock.settle();
@@ -809,25 +803,19 @@ describe("a child we created (the create recorded its fields under an Update ent
     expect(depWrites(w)).toEqual(Array(5).fill("PATCH application/json-patch+json")); // never applied blind
     expect(w.api.actions.filter((a) => a.method === "GET" && a.path === DEP_PATH)).toHaveLength(6);
     expect((err as KubeError).reason).toBe("Conflict");
+    expect((err as KubeError).code).toBe(422); // what the API server answered; the reason is what it meant here
     expect((err as KubeError).message).toBe(
       "Deployment default/test-app-deployment changed between each of our 5 reads and the handover that tested it",
     );
   });
 
   test("a 422 on the handover while the object stayed as read is not our test failing: thrown as it came, once", async () => {
-    const w = world();
-    const dep = w.cached(createdByUs(liveDeployment(testApp())));
-    const svc = w.cached(liveService(testApp()));
-    w.cached(liveBudget(testApp()));
-    w.stored(withStatus(testApp({ port: 8080 }), dep, svc));
+    const w = portChanged();
     w.api.answer = (a) =>
       a.path === DEP_PATH && a.contentType === "application/json-patch+json"
         ? { code: 422, message: "metadata.managedFields: Invalid value" }
         : undefined;
-    const pass = w.reconcile().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const pass = w.reconcile().catch((e: unknown) => e);
     await w.clock.advance(50);
     const err = await pass;
     expect(depWrites(w)).toEqual(["PATCH application/json-patch+json"]);
