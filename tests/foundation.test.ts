@@ -4,7 +4,7 @@
  * service-account-token authentication.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConnection } from "../src/kube/config.ts";
@@ -28,10 +28,18 @@ import {
 } from "./_support.ts";
 
 let ns: Awaited<ReturnType<typeof tempNamespace>>;
+/** The kubeconfigs these tests write (one holds a ServiceAccount token): removed after the suite. */
+const scratch = mkdtempSync(join(tmpdir(), "devctl-foundation-"));
+const scratchDir = (name: string) => {
+  const dir = join(scratch, name);
+  mkdirSync(dir);
+  return dir;
+};
 beforeAll(async () => {
   ns = await tempNamespace("foundation");
 });
 afterAll(async () => {
+  rmSync(scratch, { recursive: true, force: true });
   await ns.drop();
 });
 
@@ -121,7 +129,7 @@ describe("the compiled executable reaches the API server", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("test-app");
       const admin = adminConnection();
-      const dir = mkdtempSync(join(tmpdir(), "devctl-nocert-"));
+      const dir = scratchDir("nocert");
       const withoutCert = join(dir, "kubeconfig");
       writeFileSync(withoutCert, kubeconfigYaml(admin.server, "no-cert", { ca: admin.ca }));
       const anonymous = devctl(["webapp", "list", "-n", ns.name, "--kubeconfig", withoutCert]);
@@ -149,7 +157,7 @@ describe("the compiled executable reaches the API server", () => {
     );
     expect(tr.status.token.length).toBeGreaterThan(20);
     const conn = loadConnection({ kubeconfig });
-    const dir = mkdtempSync(join(tmpdir(), "devctl-sa-"));
+    const dir = scratchDir("sa");
     writeFileSync(join(dir, "ca.crt"), conn.tls.ca ?? "");
     const file = join(dir, "kubeconfig");
     writeFileSync(

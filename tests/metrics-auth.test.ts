@@ -9,7 +9,7 @@
  * Tokens come from the TokenRequest API (kubectl create token). Uninstalled afterwards (the CRD is kept).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
@@ -29,6 +29,8 @@ let proc: ReturnType<typeof Bun.spawn> | undefined;
 let logs = "";
 let metricsUrl = "";
 let healthUrl = "";
+/** Holds the operator identity's kubeconfig (a token): removed after the suite. */
+let configDir: string | undefined;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -44,8 +46,8 @@ beforeAll(async () => {
 
   // The installed operator's identity, out of cluster: its ServiceAccount token in a kubeconfig of its own.
   const admin = adminConnection();
-  const dir = mkdtempSync(join(tmpdir(), "metrics-auth-"));
-  const config = join(dir, "kubeconfig");
+  configDir = mkdtempSync(join(tmpdir(), "metrics-auth-"));
+  const config = join(configDir, "kubeconfig");
   writeFileSync(config, kubeconfigYaml(admin.server, "operator", { ca: admin.ca, token: tokens.operator }));
   const [metricsPort, healthPort] = [await freePort(), await freePort()];
   metricsUrl = `https://127.0.0.1:${metricsPort}`;
@@ -90,6 +92,7 @@ afterAll(async () => {
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   }
+  if (configDir) rmSync(configDir, { recursive: true, force: true });
   await unbind?.();
   await scrapers?.drop();
   const r = devctl(["operator", "uninstall", "-n", INSTALL_NS]);

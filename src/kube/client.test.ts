@@ -4,7 +4,7 @@
  * (The same client is exercised against a real kube-apiserver in tests/.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKubeClient } from "./client.ts";
 import { ConfigError } from "./config.ts";
@@ -116,6 +116,7 @@ beforeAll(() => {
 afterAll(() => {
   mtls.stop(true);
   tokenServer.stop(true);
+  rmSync(pki.dir, { recursive: true, force: true });
 });
 
 /** The error a call fails with; a call that succeeds fails the test. */

@@ -113,7 +113,9 @@ describe("entries as client-node normalises them", () => {
     const sa = join(root, SERVICE_ACCOUNT_DIR);
     mkdirSync(sa, { recursive: true });
     writeFileSync(join(sa, "token"), "sa-token");
-    writeFileSync(join(sa, "ca.crt"), makePki().ca);
+    const pki = makePki();
+    rmSync(pki.dir, { recursive: true, force: true });
+    writeFileSync(join(sa, "ca.crt"), pki.ca);
     const conn = loadConnection({
       inClusterRoot: root,
       env: { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "8080", HOME: root },

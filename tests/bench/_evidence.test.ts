@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { counters, delta, describeEvidence, longestStall, outliers, startRecorder } from "./_evidence.ts";
@@ -83,6 +83,7 @@ test("the recorder writes a JSON line per sample and sums up what changed over t
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l));
+  rmSync(dir, { recursive: true, force: true });
   expect(lines[0]).toMatchObject({ phase: "before", reconciles: 3 });
   expect(lines.at(-1)).toMatchObject({ phase: "after", reconciles: 12 });
   expect(lines.length).toBeGreaterThanOrEqual(3);

@@ -6,6 +6,7 @@
  * external cluster: it restarts, freezes and compacts the local control plane.
  */
 import { expect } from "bun:test";
+import { rmSync } from "node:fs";
 import { LOCAL_CONTROL_PLANE, testWhen } from "../_skip.ts";
 import { FAULT_KINDS } from "../chaos/faults.ts";
 import { DEFAULT_SOAK, runSoak } from "../chaos/run.ts";
@@ -38,6 +39,8 @@ testWhen(LOCAL_CONTROL_PLANE)(
       [],
     );
     expect(report.ok).toBe(true);
+    // The operator's logs and its token's kubeconfig are kept for a failed soak only (the log line names them).
+    rmSync(report.logDir, { recursive: true, force: true });
   },
   360_000,
 );
