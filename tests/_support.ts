@@ -5,7 +5,7 @@
  */
 import type { RolloutRecord } from "../src/api/rollout-history.ts";
 import { setDefaultTimeout } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createKubeClient } from "../src/kube/client.ts";
@@ -89,7 +89,6 @@ export function sh(
  * restarting API server's "429, retry after 5 s" and slow every later kubectl on the machine.
  */
 const kubectlCache = mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
-process.on("exit", () => rmSync(kubectlCache, { recursive: true, force: true }));
 export const kubectl = (args: string[], stdin?: string) =>
   sh([KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args], stdin !== undefined ? { stdin } : {});
 export const devctl = (args: string[], env: Record<string, string | undefined> = {}, stdin?: string) =>
