@@ -37,7 +37,7 @@ describe("what the caches keep", () => {
   test("our child keeps spec, status, labels, owner references, other annotations and managers; fieldsV1 and last-applied go", () => {
     const live = liveDeployment();
     const shaped = shapeChild(live);
-    expect(shaped.spec).toBe(live.spec);
+    expect(shaped.spec).toEqual(live.spec);
     expect(shaped.status).toBe(live.status);
     expect(shaped.metadata).toEqual({
       name: "test-app-deployment",
@@ -109,7 +109,7 @@ describe("what the caches keep", () => {
     const withMeta = (m: Partial<KubeObject["metadata"]>) => ({ ...live, metadata: { ...live.metadata, ...m } });
     expect(isWebAppChild(live)).toBe(true);
     expect(isWebAppChild(withMeta({ labels: {} }))).toBe(true);
-    expect(shapeChild(withMeta({ labels: {} })).spec).toBe(live.spec);
+    expect(shapeChild(withMeta({ labels: {} })).spec).toEqual(live.spec);
     expect(isWebAppChild(withMeta({ ownerReferences: undefined }))).toBe(false);
     expect(isWebAppChild(withMeta({ ownerReferences: [{ ...ref, controller: false }] }))).toBe(false);
     expect(isWebAppChild(withMeta({ ownerReferences: [{ ...ref, apiVersion: "other.example.org/v1" }] }))).toBe(false);
@@ -130,8 +130,70 @@ describe("what the caches keep", () => {
     };
     const shaped = shapeWebApp(live);
     expect(shaped).toEqual({ ...app, status: STATUS });
-    expect(shaped.spec).toBe(live.spec);
+    expect(shaped.spec).toEqual(live.spec);
     expect("annotations" in shaped.metadata || "managedFields" in shaped.metadata).toBe(false);
+  });
+});
+
+describe("equal values shared between WebApps", () => {
+  const spec = {
+    healthCheck: { path: "/healthz" },
+    resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "100m", memory: "64Mi" } },
+    env: [
+      { name: "LOG_LEVEL", value: "info" },
+      { name: "DB", valueFrom: { secretKeyRef: { name: "db", key: "password" } } },
+    ],
+  };
+  const liveOf = (name: string) => {
+    const named = testApp(spec as never);
+    const app = { ...named, metadata: { ...named.metadata, name, uid: `uid-${name}` } };
+    return { app: { ...app, status: { ...STATUS } }, deployment: { ...desiredDeployment(app), status: { ...STATUS } } };
+  };
+  // Freshly parsed, as the informer hands them over: no two share anything.
+  const [a, b] = ["shop", "blog"].map((name) => JSON.parse(JSON.stringify(liveOf(name))));
+  const [shapedA, shapedB] = [a, b].map((o) => shapeChild(o.deployment, kindOf(o.deployment)?.statusRead));
+  const containerOf = (d: KubeObject) =>
+    (d.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0] as Record<
+      string,
+      unknown
+    >;
+
+  test("the shaped object equals the unshaped one", () => {
+    expect(shapedA).toEqual(shapeChild(JSON.parse(JSON.stringify(a.deployment)), kindOf(a.deployment)?.statusRead));
+    expect(shapedA?.spec).toEqual(a.deployment.spec);
+    expect(shapeWebApp(JSON.parse(JSON.stringify(a.app)))).toEqual(a.app);
+  });
+
+  test("an equal probe, resources, port list or secret reference in two WebApps' objects is one frozen instance", () => {
+    const [ca, cb] = [containerOf(shapedA as KubeObject), containerOf(shapedB as KubeObject)];
+    for (const field of ["resources", "readinessProbe", "livenessProbe", "ports"]) {
+      expect(ca[field]).toBe(cb[field]);
+      expect(Object.isFrozen(ca[field])).toBe(true);
+    }
+    expect((ca.env as unknown[])[1]).toBe((cb.env as unknown[])[1]);
+    const [sa, sb] = [a, b].map((o) => shapeWebApp(JSON.parse(JSON.stringify(o.app))).spec as typeof spec);
+    expect(sa?.resources).toBe(sb?.resources as never);
+    expect(sa?.healthCheck).toBe(sb?.healthCheck as never);
+  });
+
+  test("what mentions the WebApp's name is its own, and so is whatever holds it", () => {
+    const [da, db] = [shapedA, shapedB].map((d) => d?.spec as { selector: object; template: object });
+    expect(Object.isFrozen(da?.selector)).toBe(false);
+    expect(Object.isFrozen(da?.template)).toBe(false);
+    expect(da?.selector).not.toBe(db?.selector as never);
+    expect(containerOf(shapedA as KubeObject)).toBe(containerOf(shapedB as KubeObject)); // mentions neither
+  });
+
+  test("values alike only when written out flat are not one instance: keys, values and types stay apart", () => {
+    const specs = [{ x: { ab: "c" } }, { x: { a: "bc" } }, { x: { a: 1 } }, { x: { a: "1" } }, { x: { a: true } }];
+    const shaped = specs.map((spec, i) => shapeWebApp({ ...testApp(), metadata: { name: `w${i}` }, spec } as never));
+    const x = shaped.map((w) => (w as unknown as { spec: { x: object } }).spec.x);
+    expect(x).toEqual(specs.map((s) => s.x));
+    expect(new Set(x).size).toBe(specs.length);
+  });
+
+  test("a child's status is kept as read, not shared (it changes with every event)", () => {
+    expect(Object.isFrozen(shapedA?.status)).toBe(false);
   });
 });
 

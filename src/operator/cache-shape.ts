@@ -27,6 +27,10 @@
  *   budget's counts are read by nobody here. Measured with 2,000 production-shaped WebApps (their children made
  *   by the bench's builders, ReplicaSets blocked by a quota) on a fresh start: 1 MiB less live heap, of 27.
  * - WebApps are kept whole but for managedFields and the last-applied annotation.
+ * - Equal values are one frozen instance: in our children's spec and in a WebApp's spec and status, each object or
+ *   array that mentions nothing of its WebApp's name (a probe, resources, a port list, a secret reference, a
+ *   condition) is shared with every equal one already cached (`shared`, bounded). Our children's status is not: it
+ *   changes with nearly every event and sharing it saved 60 B per WebApp.
  * - Pure: the input is not modified; the result shares the input's nested values (they are freshly parsed JSON).
  */
 import type { WebAppObject } from "../api/webapp.ts";
@@ -49,11 +53,13 @@ export type StatusRead = (status: Record<string, unknown>) => Record<string, unk
  * and the status `statusRead` leaves out (default: the whole status); identity metadata only when not ours.
  */
 export function shapeChild(obj: KubeObject, statusRead?: StatusRead): KubeObject {
-  if (!isWebAppChild(obj)) return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
+  const owner = webAppControllerOf(obj);
+  if (!owner) return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: identity(obj.metadata) };
   const { status, ...rest } = obj;
   const kept = statusRead && isRecord(status) ? statusRead(status) : status;
   return {
     ...rest,
+    ...(rest.spec !== undefined ? { spec: shared(rest.spec, owner.name) } : {}),
     metadata: withoutBulk(obj.metadata, managerEntries),
     ...(kept !== undefined ? { status: kept } : {}),
   };
@@ -91,7 +97,67 @@ export function nameOnly(obj: KubeObject): KubeObject {
 
 /** A WebApp as the cache keeps it: without managedFields and the last-applied annotation. */
 export function shapeWebApp<T extends WebAppObject>(obj: T): T {
-  return { ...obj, metadata: withoutBulk(obj.metadata) };
+  const name = obj.metadata.name ?? "";
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obj)) out[key] = key === "metadata" ? value : shared(value, name);
+  return { ...(out as T), metadata: withoutBulk(obj.metadata) };
+}
+
+/**
+ * `value` with every object and array in it that does not mention `name` (the WebApp's, so nothing per WebApp is
+ * offered) replaced by one frozen instance per distinct value: a probe, the resources, a port list, the Deployment's
+ * Available condition are the same in most WebApps' children. Bottom-up; an object is offered only when all of its
+ * members were shared, under a key of its scalars and its members' ids, so equal keys mean equal values. Equal
+ * values already shared stay shared when the table is full; new ones are then kept as they are.
+ * Measured (the objects the API server returned for a seed-shaped and a production-shaped WebApp, made 10,000 WebApps'
+ * with their own names, uids and resourceVersions, parsed and shaped; JS heap after a full collection): seed shape
+ * 3,537 -> 2,251 B per WebApp (-36%), production shape 7,819 -> 5,758 B (-26%). It costs about 8 µs per
+ * Deployment event (shaping took 1-2 µs, the parse 3-4 µs): about 1% of the operator's CPU per converged WebApp.
+ */
+function shared(value: unknown, name: string): unknown {
+  return share(value, name)[0];
+}
+
+interface SharedValue {
+  value: object;
+  id: number;
+}
+
+const sharedValues = new Map<string, SharedValue>();
+const MAX_SHARED = 4_096;
+
+/** [the value or its shared equal, the shared instance's id, or undefined when it is not shared]. */
+function share(value: unknown, name: string): [unknown, number | undefined] {
+  if (typeof value !== "object" || value === null) return [value, undefined];
+  if (Object.isFrozen(value)) return [value, undefined]; // interned already (managedFields entries) or a stored value
+  const array = Array.isArray(value);
+  let key = array ? "[" : "{";
+  let shareable = true;
+  let copy: Record<string, unknown> | unknown[] | undefined;
+  for (const k of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[k];
+    let part: string | undefined;
+    if (typeof member === "object" && member !== null) {
+      const [v, id] = share(member, name);
+      if (v !== member) {
+        copy ??= array ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) };
+        (copy as Record<string, unknown>)[k] = v;
+      }
+      part = id === undefined ? undefined : `#${id};`;
+    } else if (typeof member === "string") {
+      part = member.includes(name) ? undefined : `s${member.length}:${member}`;
+    } else part = `${typeof member}${member};`;
+    if (part === undefined) shareable = false;
+    else if (shareable) key += array ? part : `${k.length}:${k}${part}`;
+  }
+  const out = (copy ?? value) as object;
+  if (!shareable) return [out, undefined];
+  const known = sharedValues.get(key);
+  if (known) return [known.value, known.id];
+  if (sharedValues.size >= MAX_SHARED) return [out, undefined];
+  const entry = { value: Object.freeze(out), id: sharedValues.size };
+  sharedValues.set(key, entry);
+  return [entry.value, entry.id];
 }
 
 /** Metadata without the last-applied annotation, managedFields as `fields` makes them (none by default). */
