@@ -31,7 +31,8 @@
  *   array that mentions nothing of its WebApp's name (a probe, resources, a port list, a secret reference, a
  *   condition) is shared with every equal one already cached (`shared`, bounded). Our children's status is not: it
  *   changes with nearly every event and sharing it saved 60 B per WebApp.
- * - Pure: the input is not modified; the result shares the input's nested values (they are freshly parsed JSON).
+ * - Pure but for freezing: the result shares the input's nested values (they are freshly parsed JSON), and those it
+ *   shares between WebApps are frozen; nothing else of the input is changed.
  */
 import type { WebAppObject } from "../api/webapp.ts";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
