@@ -100,8 +100,9 @@ export function nameOnly(obj: KubeObject): KubeObject {
 export function shapeWebApp<T extends WebAppObject>(obj: T): T {
   const name = obj.metadata.name ?? "";
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(obj)) out[key] = key === "metadata" ? value : shared(value, name);
-  return { ...(out as T), metadata: withoutBulk(obj.metadata) };
+  for (const [key, value] of Object.entries(obj))
+    out[key] = key === "metadata" ? withoutBulk(obj.metadata) : shared(value, name);
+  return out as T;
 }
 
 /**
