@@ -1492,8 +1492,33 @@ describe("pods that cannot run", () => {
     w.stored(testApp());
     await w.created();
     w.childrenCached();
+    const dep = w.cached(liveDeployment(testApp(), 3));
+    (dep.status as { availableReplicas: number }).availableReplicas = 1;
     expect(await w.reconcile()).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
     expect(podLists(w)).toEqual([]);
+  });
+
+  test("are neither read nor looked for on a timer while the Deployment reports none (a quota refuses them)", async () => {
+    const w = stuck();
+    const dep = w.cached(liveDeployment(testApp(), 3));
+    dep.status = {
+      observedGeneration: dep.metadata.generation,
+      conditions: [
+        { type: "Progressing", status: "True", reason: "NewReplicaSetCreated" },
+        { type: "Available", status: "False", reason: "MinimumReplicasUnavailable" },
+        { type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: "exceeded quota: pods" },
+      ],
+    };
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, pod("test-app-a", pull));
+    expect(await w.reconcile()).toEqual(done()); // its first pod changes status.replicas: an event, a pass
+    expect(podLists(w)).toEqual([]);
+    expect(findCondition(lastStatus(w)?.conditions, "Ready")).toMatchObject({ status: "False" });
+    // Once it reports one, the pods are read again: the failure shows.
+    (dep.status as { replicas: number }).replicas = 1;
+    w.resync();
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(podLists(w)).toHaveLength(1);
+    expect(findCondition(lastStatus(w)?.conditions, "Stalled")).toMatchObject({ reason: "ImagePullBackOff" });
   });
 
   test("make a WebApp not Ready for longer Stalled with the pod's reason and message, with one Warning", async () => {
@@ -1819,7 +1844,7 @@ describe("a status already superseded by a newer queued pass", () => {
     w.stored(testApp());
     await w.created();
     w.childrenCached();
-    expect(await w.reconcile(true)).toEqual(requeueAfter(POD_CHECK_AFTER_MS));
+    expect(await w.reconcile(true)).toEqual(done()); // no pod yet: its first comes as an event
     expect(w.statusWrites()).toEqual([]); // Reconciling: the rollout has not started
     await w.reconcile(false);
     expect(w.statusWrites()).toHaveLength(1);
