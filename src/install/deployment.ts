@@ -14,7 +14,8 @@
  *   reconciles finish and the Lease is released before SIGKILL.
  * - With more than one replica, a preferred pod anti-affinity spreads replicas across nodes.
  * - nodeSelector, tolerations, imagePullPolicy and imagePullSecrets appear only when given.
- * - Resources: a memory request and limit sized from the measured footprint (resources.ts), no CPU limit.
+ * - Resources: a memory request and limit sized from the measured footprint (resources.ts), no CPU limit; the
+ *   runtime is told the limit (RUNTIME_MEMORY_ENV, from the downward API), so it follows --memory-limit.
  */
 import type { KubeObject } from "../kube/types.ts";
 import { containerResources, type ContainerResources } from "./resources.ts";
@@ -30,6 +31,13 @@ export const HEALTH_PORT = 8081;
 export const TERMINATION_GRACE_SECONDS = 40;
 /** distroless "nonroot" user and group. */
 export const RUN_AS_USER = 65532;
+/**
+ * The container's memory limit in bytes, for JavaScriptCore (its `forceRAMSize` option): it sizes the heap's growth
+ * by the RAM it sees, a node's tens of GiB unless told, and collects harder as the heap nears it, as GOMEMLIMIT
+ * makes a Go operator do. Measured 2026-12-06 (BENCHMARKS.md, "Start-up's peak"): a fresh start over 10,000
+ * production-shaped WebApps peaked at 355-415 MiB without it (the default limit is 384Mi), 283 and 307 MiB with it.
+ */
+export const RUNTIME_MEMORY_ENV = "BUN_JSC_forceRAMSize";
 
 export interface DeploymentParams {
   name: string;
@@ -117,8 +125,20 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
               image: p.image,
               ...(p.imagePullPolicy ? { imagePullPolicy: p.imagePullPolicy } : {}),
               args: operatorArgs(p),
-              // The leader-election identity starts with the pod's name (operator/identity.ts).
-              env: [{ name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } }],
+              env: [
+                // The leader-election identity starts with the pod's name (operator/identity.ts).
+                { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
+                {
+                  name: RUNTIME_MEMORY_ENV,
+                  valueFrom: {
+                    resourceFieldRef: {
+                      containerName: OPERATOR_CONTAINER_NAME,
+                      resource: "limits.memory",
+                      divisor: "1",
+                    },
+                  },
+                },
+              ],
               ports: [
                 { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: "TCP" },
                 { name: "health", containerPort: HEALTH_PORT, protocol: "TCP" },

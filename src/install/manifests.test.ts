@@ -193,9 +193,13 @@ describe("the operator Deployment", () => {
     expect(pod.serviceAccountName).toBe("webapp-operator");
   });
 
-  test("tells the operator its pod's name, so the Lease holder says which pod leads", () => {
+  test("tells the operator its pod's name (the Lease holder says which pod leads) and the runtime its memory limit", () => {
     expect(container.env).toEqual([
       { name: "POD_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } } },
+      {
+        name: "BUN_JSC_forceRAMSize",
+        valueFrom: { resourceFieldRef: { containerName: "operator", resource: "limits.memory", divisor: "1" } },
+      },
     ]);
   });
 

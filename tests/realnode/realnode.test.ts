@@ -31,6 +31,7 @@ import {
   type WebAppLike,
 } from "../_support.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
+import { quantityValue } from "../../src/api/quantity.ts";
 import { bindMetricsReader, createServiceAccount, tokenFor } from "../_identities.ts";
 import {
   buildImage,
@@ -221,6 +222,17 @@ describe("the operator image on the real node", () => {
     expect(() => writeFileSync(`${root}/probe`, "x")).toThrow(/EROFS|read-only/);
     expect(() => writeFileSync(`${root}/etc/passwd`, "x")).toThrow(/EROFS|read-only/);
     writeFileSync(`${root}/tmp/probe`, "x"); // the emptyDir is the one writable path
+  });
+
+  realTest("the runtime is told the container's memory limit, in bytes (JavaScriptCore's forceRAMSize)", async () => {
+    const n = requireNode();
+    const pod = await leaderPod();
+    const limit = (pod.spec as { containers: { resources?: { limits?: { memory?: string } } }[] }).containers[0]
+      ?.resources?.limits?.memory;
+    const bytes = quantityValue(limit ?? "");
+    expect(bytes).toBeGreaterThan(0);
+    const environ = readFileSync(`/proc/${containerOf(n, pod).pid}/environ`, "utf8").split("\0");
+    expect(environ).toContain(`BUN_JSC_forceRAMSize=${bytes}`);
   });
 
   realTest(
