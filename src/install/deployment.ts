@@ -35,7 +35,8 @@ export const RUN_AS_USER = 65532;
  * The container's memory limit in bytes, for JavaScriptCore (its `forceRAMSize` option): it sizes the heap's growth
  * by the RAM it sees, a node's tens of GiB unless told, and collects harder as the heap nears it, as GOMEMLIMIT
  * makes a Go operator do. Measured 2026-12-06 (BENCHMARKS.md, "Start-up's peak"): a fresh start over 10,000
- * production-shaped WebApps peaked at 355-415 MiB without it (the default limit is 384Mi), 283 and 307 MiB with it.
+ * production-shaped WebApps peaked at 335-415 MiB in six runs without it (two above the default limit, 384Mi),
+ * 283-315 MiB in four with it, for the same CPU.
  */
 export const RUNTIME_MEMORY_ENV = "BUN_JSC_forceRAMSize";
 
