@@ -15,13 +15,25 @@
  *   /readyz 200 (polled every 5 ms: the poll adds at most that much).
  * - Counters come from the operator's own /metrics (rest_client_requests_total and friends); CPU and
  *   RSS from /proc, so they work even when the metrics endpoint is busy.
+ * - devctl runs with the environment the install gives it (AS_INSTALLED_ENV); the Go peer with the bench's own.
  * - `stop()` sends a signal and waits for the exit; `kill()` is SIGKILL. Output is kept for errors (the
  *   last 200 KB), and all of it goes to `logFile` when one is given.
  */
 import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { quantityValue } from "../../src/api/quantity.ts";
+import { RUNTIME_MEMORY_ENV } from "../../src/install/deployment.ts";
+import { DEFAULT_MEMORY } from "../../src/install/resources.ts";
 import { appender } from "./_evidence.ts";
 import { cpuSeconds, rssBytes } from "./_proc.ts";
+
+/**
+ * What devctl's environment has as `devctl operator install` deploys it: its runtime told the default memory limit
+ * (install/deployment.ts RUNTIME_MEMORY_ENV, from the downward API there).
+ */
+export const AS_INSTALLED_ENV: Record<string, string> = {
+  [RUNTIME_MEMORY_ENV]: String(quantityValue(DEFAULT_MEMORY.limit)),
+};
 
 const ROOT = resolve(import.meta.dir, "../..");
 export const DEVCTL = resolve(ROOT, "dist/devctl");
@@ -235,7 +247,8 @@ export async function spawnOperator(opts: OperatorSpawnOptions): Promise<BenchOp
   const argv = impl === "peer" ? peerArgv(opts, port, Number(new URL(probeUrl).port)) : devctlArgv(opts, port);
   let out = "";
   const spawnedAt = performance.now();
-  const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
+  const env = impl === "devctl" ? { ...process.env, ...AS_INSTALLED_ENV } : process.env;
+  const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env });
   const file = opts.logFile ? appender(opts.logFile) : undefined;
   file?.write(`# ${argv.join(" ")}\n# pid ${proc.pid}, spawned at ${new Date().toISOString()}\n`);
   const drain = async (s: ReadableStream<Uint8Array>) => {

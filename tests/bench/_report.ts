@@ -14,6 +14,8 @@
  *   stale (STALE_MARK, a line naming the figures) when figures it quotes from the previous report's
  *   tables are not in the new one; the mark stays until someone revises the analysis and removes it.
  */
+import { DEFAULT_MEMORY } from "../../src/install/resources.ts";
+import { AS_INSTALLED_ENV } from "./_operator.ts";
 import type { Section, Table } from "./_context.ts";
 import type { CpuUsage } from "./_proc.ts";
 import { goalsTable } from "./_goals.ts";
@@ -112,6 +114,9 @@ export function render(info: RunInfo, sections: Section[], previous: string | un
     "",
     `- Machine: ${info.machine.cores} cores (${info.machine.cpu}), ${info.machine.memory} memory, Linux ${info.machine.kernel}`,
     `- Versions: devctl ${info.versions.devctl}, Bun ${info.versions.bun}, Kubernetes ${info.versions.kubernetes}${info.versions.peer ? `; Go peer: the seed's operator on ${info.versions.peer} (tests/bench/peers/controller-runtime)` : ""}`,
+    `- devctl runs as \`devctl operator install\` deploys it: ${Object.entries(AS_INSTALLED_ENV)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")} (its default memory limit, ${DEFAULT_MEMORY.limit}; src/install/deployment.ts)`,
     `- Cluster: ${info.cluster}`,
     `- Load: ${shared}`,
     "",
