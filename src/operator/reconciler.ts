@@ -13,8 +13,8 @@
  * backoff; someone else's object is never touched, and looked at again after RECHECK_MS; a WebApp that is not
  * Ready is looked at again until it is, and after POD_CHECK_AFTER_MS its pods are read (never cached) to report
  * why they do not run, then on every pass while a pod failure is reported; all of this only while its Deployment
- * reports pods (its first pod is an event). A pass that had only the memory of a
- * child it wrote, the cache showing nothing, is run again by the time that memory expires (WRITTEN_TTL_MS).
+ * reports pods (its first pod is an event). A pass that had only the memory of a child it wrote, the cache showing
+ * nothing, is run again by the time that memory expires (WRITTEN_TTL_MS).
  * The status is written by status-write.ts: not when already stale (a newer pass is queued), nor by a pass that
  * wrote a child with nothing wrong (it asks for a pass at IN_TURN priority, which reads what the write came back
  * as and writes that), unless it turns Ready or Stalled True. Its echo (the update event carrying it back) runs a
@@ -31,6 +31,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { done, requeue, requeueAfter, type Outcome, type Reconciler, type Request } from "../runtime/reconcile.ts";
+import { readDeployment } from "../readiness/deployment.ts";
 import { isPodFailureReason } from "../readiness/pods.ts";
 import { CHILD_KINDS, type ChildKindName, type PerKind } from "./child-kinds.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
@@ -166,13 +167,12 @@ async function settle(
   // A Deployment that reports no pods has none to read: the first pod it gets changes its status.replicas, an event
   // that runs a pass, so neither the pods are read nor is it looked at again on a timer until then. (A quota or an
   // admission policy that refuses every pod keeps it so: before this, each such WebApp listed 0 pods every 15 s.)
-  const notReady = live.Deployment && !settledBack && hasPods(live.Deployment) ? notReadyFor(status, now) : undefined;
+  const hasPods = live.Deployment !== undefined && readDeployment(live.Deployment).replicas > 0;
+  const notReady = hasPods && !settledBack ? notReadyFor(status, now) : undefined;
   // A reported pod failure is checked on every pass until the pods show it is over: a crash-looping container
   // makes the Deployment available for an instant at each restart, which must not clear it (nor restart the wait).
   const wantPods =
-    live.Deployment !== undefined &&
-    hasPods(live.Deployment) &&
-    (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
+    hasPods && (podFailureReported(webapp.status) || (notReady !== undefined && notReady >= POD_CHECK_AFTER_MS));
   // A pass that wrote a child with nothing wrong leaves its status to a pass that reads what the write came back
   // as (status-write.ts), queued at the back: in a burst the children's writes go first. Once: should that pass
   // write a child again (someone else's controller fights ours), it writes the status, and no pass follows at once.
@@ -227,12 +227,6 @@ function stillCached(deps: ReconcilerDeps, live: Extract<Observed, { kind: "obse
     const { namespace, name, uid } = obj.metadata;
     return deps.children[kind as ChildKindName].get(`${namespace}/${name}`)?.metadata.uid === uid;
   });
-}
-
-/** The Deployment's status counts a pod (status.replicas: its pods not terminating, as its controller last saw). */
-function hasPods(deployment: KubeObject): boolean {
-  const replicas = (deployment.status as { replicas?: unknown } | undefined)?.replicas;
-  return typeof replicas === "number" && replicas > 0;
 }
 
 /** The stored status says Stalled because of a pod (readiness/pods.ts). */
