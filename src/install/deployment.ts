@@ -15,7 +15,8 @@
  * - With more than one replica, a preferred pod anti-affinity spreads replicas across nodes.
  * - nodeSelector, tolerations, imagePullPolicy and imagePullSecrets appear only when given.
  * - Resources: a memory request and limit sized from the measured footprint (resources.ts), no CPU limit; the
- *   runtime is told the limit (RUNTIME_MEMORY_ENV, from the downward API), so it follows --memory-limit.
+ *   runtime is told the limit (RUNTIME_MEMORY_ENV, from the downward API), so it follows --memory-limit, and sizes its
+ *   heap's growth against it as JavaScriptCore does by default (RUNTIME_HEAP_ENV).
  */
 import type { KubeObject } from "../kube/types.ts";
 import { containerResources, type ContainerResources } from "./resources.ts";
@@ -39,6 +40,17 @@ export const RUN_AS_USER = 65532;
  * 283-315 MiB in four with it, for the same CPU.
  */
 export const RUNTIME_MEMORY_ENV = "BUN_JSC_forceRAMSize";
+/**
+ * JavaScriptCore's own heap-growth fractions, which Bun raises to 0.8 and 0.9: the heap doubles at each collection
+ * until it passes a quarter of the limit above (not 80%), grows by half up to half of it, by a quarter beyond. Measured
+ * 2026-12-06 (BENCHMARKS.md, "The heap's growth under the limit"), fresh starts over 10,000 WebApps: production-shaped
+ * peak 226-237 MiB against 280-314 and 157-173 MiB 5 s after the first pass against 221-245; seed-shaped 99-106
+ * against 129-140 MiB; for 50-70% more CPU in that start (seed 3.0 -> 4.5 s, production 6.2 -> 10.5 s).
+ */
+export const RUNTIME_HEAP_ENV: readonly { name: string; value: string }[] = [
+  { name: "BUN_JSC_smallHeapRAMFraction", value: "0.25" },
+  { name: "BUN_JSC_mediumHeapRAMFraction", value: "0.5" },
+];
 
 export interface DeploymentParams {
   name: string;
@@ -139,6 +151,7 @@ export function buildOperatorDeployment(p: DeploymentParams): KubeObject {
                     },
                   },
                 },
+                ...RUNTIME_HEAP_ENV.map((e) => ({ ...e })),
               ],
               ports: [
                 { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: "TCP" },

@@ -3,7 +3,7 @@ import { buildWebAppCrd } from "../api/crd.ts";
 import run from "../cli/operator/run.ts";
 import { parseDuration } from "../cli/_flags.ts";
 import type { KubeObject } from "../kube/types.ts";
-import { HEALTH_PORT, METRICS_PORT, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
+import { HEALTH_PORT, METRICS_PORT, RUNTIME_HEAP_ENV, TERMINATION_GRACE_SECONDS } from "./deployment.ts";
 import {
   buildManifests,
   clusterRoleName,
@@ -200,7 +200,26 @@ describe("the operator Deployment", () => {
         name: "BUN_JSC_forceRAMSize",
         valueFrom: { resourceFieldRef: { containerName: "operator", resource: "limits.memory", divisor: "1" } },
       },
+      { name: "BUN_JSC_smallHeapRAMFraction", value: "0.25" },
+      { name: "BUN_JSC_mediumHeapRAMFraction", value: "0.5" },
     ]);
+  });
+
+  test("the runtime takes each option the install sets (Bun refuses to start on an unknown BUN_JSC_ variable)", () => {
+    const options = {
+      BUN_JSC_forceRAMSize: "402653184",
+      ...Object.fromEntries(RUNTIME_HEAP_ENV.map((e) => [e.name, e.value])),
+    };
+    const run = Bun.spawnSync([process.execPath, "-e", "0"], {
+      env: { ...process.env, ...options, BUN_JSC_dumpOptions: "2" },
+    });
+    const dump = run.stdout.toString() + run.stderr.toString();
+    expect(run.exitCode).toBe(0);
+    for (const [name, value] of Object.entries(options))
+      expect(dump).toMatch(new RegExp(`^ +${name.slice("BUN_JSC_".length)}=${value}( |$)`, "m"));
+    // Without them: Bun's own fractions, which the install lowers.
+    const plain = Bun.spawnSync([process.execPath, "-e", "0"], { env: { ...process.env, BUN_JSC_dumpOptions: "2" } });
+    expect(plain.stdout.toString() + plain.stderr.toString()).toMatch(/^ +smallHeapRAMFraction=0\.8$/m);
   });
 
   test("--auto-rollback is passed on when install sets it, and only then", () => {

@@ -22,17 +22,19 @@
 import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { quantityValue } from "../../src/api/quantity.ts";
-import { RUNTIME_MEMORY_ENV } from "../../src/install/deployment.ts";
+import { RUNTIME_HEAP_ENV, RUNTIME_MEMORY_ENV } from "../../src/install/deployment.ts";
 import { DEFAULT_MEMORY } from "../../src/install/resources.ts";
 import { appender } from "./_evidence.ts";
 import { cpuSeconds, rssBytes } from "./_proc.ts";
 
 /**
  * What devctl's environment has as `devctl operator install` deploys it: its runtime told the default memory limit
- * (install/deployment.ts RUNTIME_MEMORY_ENV, from the downward API there).
+ * (install/deployment.ts RUNTIME_MEMORY_ENV, from the downward API there) and the heap-growth fractions
+ * (RUNTIME_HEAP_ENV).
  */
 export const AS_INSTALLED_ENV: Record<string, string> = {
   [RUNTIME_MEMORY_ENV]: String(quantityValue(DEFAULT_MEMORY.limit)),
+  ...Object.fromEntries(RUNTIME_HEAP_ENV.map((e) => [e.name, e.value])),
 };
 
 const ROOT = resolve(import.meta.dir, "../..");

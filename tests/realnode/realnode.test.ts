@@ -32,6 +32,7 @@ import {
 } from "../_support.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
 import { quantityValue } from "../../src/api/quantity.ts";
+import { RUNTIME_HEAP_ENV } from "../../src/install/deployment.ts";
 import { bindMetricsReader, createServiceAccount, tokenFor } from "../_identities.ts";
 import {
   buildImage,
@@ -224,7 +225,7 @@ describe("the operator image on the real node", () => {
     writeFileSync(`${root}/tmp/probe`, "x"); // the emptyDir is the one writable path
   });
 
-  realTest("the runtime is told the container's memory limit, in bytes (JavaScriptCore's forceRAMSize)", async () => {
+  realTest("the runtime is told the container's memory limit in bytes, and its heap's growth against it", async () => {
     const n = requireNode();
     const pod = await leaderPod();
     const limit = (pod.spec as { containers: { resources?: { limits?: { memory?: string } } }[] }).containers[0]
@@ -233,6 +234,7 @@ describe("the operator image on the real node", () => {
     expect(bytes).toBeGreaterThan(0);
     const environ = readFileSync(`/proc/${containerOf(n, pod).pid}/environ`, "utf8").split("\0");
     expect(environ).toContain(`BUN_JSC_forceRAMSize=${bytes}`);
+    for (const e of RUNTIME_HEAP_ENV) expect(environ).toContain(`${e.name}=${e.value}`);
   });
 
   realTest(
