@@ -5,6 +5,7 @@
  *   block the signal handlers (signals.ts), and on a signal the job goes no further.
  * - applyExampleAndConverge(): applies crd/examples/my-service.yaml (field manager kubectl) and waits
  *   until my-service-deployment has 5 ready replicas and the WebApp is Available.
+ * - localOperatorArgs(): how that operator is run when there is no real node (its checks: start-steps.test.ts).
  * - show(): prints `$ kubectl <args>` and kubectl's table, with the pinned kubectl when it is built,
  *   else the machine's, else devctl's own listing (webapps) or nothing.
  */
@@ -18,6 +19,23 @@ export const root = resolve(import.meta.dir, "../..");
 export const bun = process.execPath;
 export const devctl = join(root, "dist/devctl");
 const started = Date.now();
+
+/**
+ * `devctl` arguments of the operator the main job runs on this machine when there is no real node: the Lease in
+ * default, and /healthz, /readyz and /metrics on one loopback address over plain HTTP (secure metrics, the default,
+ * would need a port of their own and a token to be read).
+ */
+export const localOperatorArgs = (addr: string): string[] => [
+  "operator",
+  "run",
+  "--lease-namespace",
+  "default",
+  "--metrics-bind-address",
+  addr,
+  "--health-probe-bind-address",
+  addr,
+  "--metrics-secure=false",
+];
 
 export const say = (msg: string) =>
   console.error(`[start ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}`);

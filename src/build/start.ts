@@ -27,7 +27,18 @@ import { buildWebAppCrd } from "../api/crd.ts";
 import { CRD_NAME, CRD_RESOURCE } from "../api/webapp.ts";
 import { createKubeClient } from "../kube/client.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
-import { applyExampleAndConverge, bun, devctl, eventually, fail, root, run, say, show } from "./_start-steps.ts";
+import {
+  applyExampleAndConverge,
+  bun,
+  devctl,
+  eventually,
+  fail,
+  localOperatorArgs,
+  root,
+  run,
+  say,
+  show,
+} from "./_start-steps.ts";
 import { installShutdown } from "./signals.ts";
 
 const shutdown = installShutdown(say);
@@ -106,20 +117,12 @@ async function operatorLocally(client: KubeClient, kubeconfig: string): Promise<
   s.stop(true);
   say(`starting the operator: devctl operator run (health and metrics on http://127.0.0.1:${port})`);
   const addr = `127.0.0.1:${port}`;
-  const operator = Bun.spawn(
-    [
-      devctl,
-      "operator",
-      "run",
-      "--lease-namespace",
-      "default",
-      "--metrics-bind-address",
-      addr,
-      "--health-probe-bind-address",
-      addr,
-    ],
-    { cwd: root, stdout: "inherit", stderr: "inherit", env: { ...process.env, KUBECONFIG: kubeconfig } },
-  );
+  const operator = Bun.spawn([devctl, ...localOperatorArgs(addr)], {
+    cwd: root,
+    stdout: "inherit",
+    stderr: "inherit",
+    env: { ...process.env, KUBECONFIG: kubeconfig },
+  });
   await eventually(
     "the operator to be ready",
     async () => {
