@@ -12,7 +12,7 @@ import { createKubeClient } from "../src/kube/client.ts";
 import { isNotFound } from "../src/kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../src/kube/types.ts";
 import { testKubeconfig } from "./cluster/env.ts";
-import { kubectlPath } from "./cluster/kubectl.ts";
+import { KUBECTL_CACHE_ENV, kubectlPath } from "./cluster/kubectl.ts";
 
 /** Integration tests wait on a real API server and its controllers. */
 setDefaultTimeout(120_000);
@@ -85,10 +85,12 @@ export function sh(
 }
 
 /**
- * kubectl's HTTP cache goes to a directory of this process: the shared ~/.kube/cache would keep a
- * restarting API server's "429, retry after 5 s" and slow every later kubectl on the machine.
+ * kubectl's HTTP cache goes to a directory of this test run: the shared ~/.kube/cache would keep a
+ * restarting API server's "429, retry after 5 s" and slow every later kubectl on the machine. `npm test` names it
+ * and removes it (KUBECTL_CACHE_ENV); a bare `bun test` gets a temporary directory, left behind (bun test runs no
+ * exit handler).
  */
-const kubectlCache = mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
+const kubectlCache = process.env[KUBECTL_CACHE_ENV] ?? mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
 export const kubectl = (args: string[], stdin?: string) =>
   sh([KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", kubectlCache, ...args], stdin !== undefined ? { stdin } : {});
 export const devctl = (args: string[], env: Record<string, string | undefined> = {}, stdin?: string) =>

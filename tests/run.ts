@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { installShutdown, runChild } from "../src/build/signals.ts";
+import { KUBECTL_CACHE_ENV } from "./cluster/kubectl.ts";
 import { paths } from "./cluster/state.ts";
 import { describeFailure, describeSkip, type Failure, judgePhase, type PhaseVerdict, type Skip } from "./_phase.ts";
 import { SKIP_LOG_ENV, type SkipRecord } from "./_skip.ts";
@@ -146,7 +147,12 @@ async function bunTest(
   const selection = files ? files.map((f) => `./${f}`) : args;
   const proc = Bun.spawn(
     [bun, "test", `--timeout=${TEST_TIMEOUT_MS}`, "--reporter=junit", `--reporter-outfile=${junitFile}`, ...selection],
-    { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, [SKIP_LOG_ENV]: skipLog } },
+    {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, [SKIP_LOG_ENV]: skipLog, [KUBECTL_CACHE_ENV]: join(scratch, "kubectl-cache") },
+    },
   );
   // A hang outside any single test (each has its own timeout) must not eat CI's whole budget.
   const watchdog = setTimeout(() => {

@@ -6,11 +6,15 @@
  * Contract:
  * - kubectlPath(): the binary in the binary cache of the current pins (computed synchronously from
  *   the same key files as build.ts); throws, saying how to build it, when it is not there yet.
+ * - KUBECTL_CACHE_ENV: where the suites' kubectl keeps its HTTP cache; `npm test` (tests/run.ts) sets it to a
+ *   directory of each phase's own and removes it with the phase.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryCacheRoot, KEY_FILES, keyName } from "./build.ts";
+
+export const KUBECTL_CACHE_ENV = "DEVCTL_KUBECTL_CACHE";
 
 export function pinnedBinDir(): string {
   const hash = createHash("sha256");
