@@ -200,6 +200,21 @@ describe("probeFailure", () => {
     });
   });
 
+  test("a readiness or startup probe's event before a newer liveness one (the container is unready); else liveness", () => {
+    const readiness = event("p", "app", "Readiness probe failed: HTTP probe failed with statuscode: 404", {
+      lastTimestamp: "2026-01-01T00:00:10Z",
+    });
+    const liveness = event("p", "app", "Liveness probe failed: HTTP probe failed with statuscode: 404", {
+      lastTimestamp: "2026-01-01T00:00:30Z",
+    });
+    expect(probeFailure("p", "app", [liveness, readiness])?.message).toBe(
+      "container app: Readiness probe failed: HTTP probe failed with statuscode: 404",
+    );
+    expect(probeFailure("p", "app", [liveness])?.message).toBe(
+      "container app: Liveness probe failed: HTTP probe failed with statuscode: 404",
+    );
+  });
+
   test("none when the probe has not failed yet", () => {
     expect(probeFailure("p", "app", [])).toBeUndefined();
   });

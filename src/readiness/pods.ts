@@ -152,8 +152,12 @@ export function unreadyContainer(pod: KubeObject, now: number): string | undefin
 
 /**
  * ProbeFailed for `container` of `pod` from the kubelet's newest Unhealthy event about it ("Readiness probe failed:
- * HTTP probe failed with statuscode: 404"), or undefined when there is none (the probe has not failed yet).
+ * HTTP probe failed with statuscode: 404"), or undefined when there is none (the probe has not failed yet). The
+ * container is unready, so a readiness or startup probe's event, the probes that keep it so, goes before a newer
+ * liveness one (a health check on one path fails both, and which the kubelet reported last is chance).
  */
+const gatesReady = (e: Record<string, unknown>) => /^(Readiness|Startup) probe/.test(String(e.message));
+
 export function probeFailure(pod: string, container: string, events: readonly KubeObject[]): PodFailure | undefined {
   const when = (e: Record<string, unknown>) =>
     Date.parse(String(e.lastTimestamp ?? e.eventTime ?? record(e.metadata).creationTimestamp)) || 0;
@@ -163,7 +167,7 @@ export function probeFailure(pod: string, container: string, events: readonly Ku
       const about = record(e.involvedObject);
       return e.reason === "Unhealthy" && about.name === pod && String(about.fieldPath).endsWith(`{${container}}`);
     })
-    .sort((a, b) => when(b) - when(a))[0];
+    .sort((a, b) => Number(gatesReady(b)) - Number(gatesReady(a)) || when(b) - when(a))[0];
   if (!newest || typeof newest.message !== "string") return undefined;
   return { pod, reason: "ProbeFailed", message: `container ${container}: ${newest.message.trim()}` };
 }
