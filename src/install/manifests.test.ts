@@ -206,10 +206,7 @@ describe("the operator Deployment", () => {
   });
 
   test("the runtime takes each option the install sets (Bun refuses to start on an unknown BUN_JSC_ variable)", () => {
-    const options = {
-      BUN_JSC_forceRAMSize: "402653184",
-      ...Object.fromEntries(RUNTIME_HEAP_ENV.map((e) => [e.name, e.value])),
-    };
+    const options = { BUN_JSC_forceRAMSize: "402653184", ...RUNTIME_HEAP_ENV };
     const run = Bun.spawnSync([process.execPath, "-e", "0"], {
       env: { ...process.env, ...options, BUN_JSC_dumpOptions: "2" },
     });

@@ -150,14 +150,15 @@ export function unreadyContainer(pod: KubeObject, now: number): string | undefin
   return undefined;
 }
 
+/** A readiness or startup probe's event: the probes that keep a container unready. */
+const gatesReady = (e: Record<string, unknown>) => /^(Readiness|Startup) probe/.test(String(e.message));
+
 /**
  * ProbeFailed for `container` of `pod` from the kubelet's newest Unhealthy event about it ("Readiness probe failed:
  * HTTP probe failed with statuscode: 404"), or undefined when there is none (the probe has not failed yet). The
  * container is unready, so a readiness or startup probe's event, the probes that keep it so, goes before a newer
  * liveness one (a health check on one path fails both, and which the kubelet reported last is chance).
  */
-const gatesReady = (e: Record<string, unknown>) => /^(Readiness|Startup) probe/.test(String(e.message));
-
 export function probeFailure(pod: string, container: string, events: readonly KubeObject[]): PodFailure | undefined {
   const when = (e: Record<string, unknown>) =>
     Date.parse(String(e.lastTimestamp ?? e.eventTime ?? record(e.metadata).creationTimestamp)) || 0;

@@ -34,7 +34,7 @@ import { cpuSeconds, rssBytes } from "./_proc.ts";
  */
 export const AS_INSTALLED_ENV: Record<string, string> = {
   [RUNTIME_MEMORY_ENV]: String(quantityValue(DEFAULT_MEMORY.limit)),
-  ...Object.fromEntries(RUNTIME_HEAP_ENV.map((e) => [e.name, e.value])),
+  ...RUNTIME_HEAP_ENV,
 };
 
 const ROOT = resolve(import.meta.dir, "../..");

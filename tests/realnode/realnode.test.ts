@@ -234,7 +234,7 @@ describe("the operator image on the real node", () => {
     expect(bytes).toBeGreaterThan(0);
     const environ = readFileSync(`/proc/${containerOf(n, pod).pid}/environ`, "utf8").split("\0");
     expect(environ).toContain(`BUN_JSC_forceRAMSize=${bytes}`);
-    for (const e of RUNTIME_HEAP_ENV) expect(environ).toContain(`${e.name}=${e.value}`);
+    for (const [name, value] of Object.entries(RUNTIME_HEAP_ENV)) expect(environ).toContain(`${name}=${value}`);
   });
 
   realTest(
