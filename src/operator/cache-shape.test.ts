@@ -38,7 +38,7 @@ describe("what the caches keep", () => {
     const live = liveDeployment();
     const shaped = shapeChild(live);
     expect(shaped.spec).toEqual(live.spec);
-    expect(shaped.status).toBe(live.status);
+    expect(shaped.status).toEqual(live.status);
     expect(shaped.metadata).toEqual({
       name: "test-app-deployment",
       namespace: "default",
@@ -192,8 +192,83 @@ describe("equal values shared between WebApps", () => {
     expect(new Set(x).size).toBe(specs.length);
   });
 
-  test("a child's status is kept as read, not shared (it changes with every event)", () => {
-    expect(Object.isFrozen(shapedA?.status)).toBe(false);
+  test("a child's status is shared like its spec: equal when it mentions nothing of its WebApp, its own when it does", () => {
+    expect(shapedA?.status).toBe(shapedB?.status as never);
+    expect(Object.isFrozen(shapedA?.status)).toBe(true);
+    const progressing = (name: string) => ({
+      ...JSON.parse(JSON.stringify(liveOf(name).deployment)),
+      status: {
+        conditions: [
+          { type: "Progressing", status: "True", message: `ReplicaSet "${name}-deployment-1" is progressing` },
+        ],
+      },
+    });
+    const [pa, pb] = ["shop", "blog"].map((n) => shapeChild(progressing(n), kindOf(a.deployment)?.statusRead));
+    expect(pa?.status).toEqual(progressing("shop").status);
+    expect(Object.isFrozen(pa?.status)).toBe(false);
+    expect(pa?.status).not.toBe(pb?.status as never);
+  });
+
+  test("new equal values are still shared after far more distinct ones than the table holds were offered", () => {
+    for (let i = 0; i < 20_000; i++)
+      shapeWebApp({ ...testApp(), metadata: { name: `w${i}` }, spec: { x: { n: i } } } as never);
+    const late = ["shop", "blog"].map((name) => {
+      const o = JSON.parse(JSON.stringify(liveOf(name)));
+      o.deployment.spec.template.spec.containers[0].resources = { limits: { cpu: "7m" } };
+      return containerOf(shapeChild(o.deployment) as KubeObject);
+    });
+    expect(late[0]?.resources).toEqual({ limits: { cpu: "7m" } });
+    expect(late[0]?.resources).toBe(late[1]?.resources);
+  });
+});
+
+describe("what the children of one WebApp have alike: owner references, labels, managers", () => {
+  const app = testApp();
+  const parsed = <T>(o: T): T => JSON.parse(JSON.stringify(o));
+  const live = (o: KubeObject, uid: string): KubeObject =>
+    parsed({ ...o, metadata: { ...o.metadata, uid, resourceVersion: "1", managedFields: MANAGED_FIELDS } });
+  const children = [
+    live(desiredDeployment(app), "d"),
+    live(desiredService(app), "s"),
+    live(desiredPodDisruptionBudget(app), "p"),
+  ].map((o) => shapeChild(o, kindOf(o)?.statusRead));
+  const [deployment, service, budget] = children as [KubeObject, KubeObject, KubeObject];
+  const spec = (o: KubeObject) => o.spec as Record<string, any>;
+
+  test("one frozen owner reference list and one label map for all of them, wherever the map appears", () => {
+    const refs = deployment.metadata.ownerReferences;
+    const labels = deployment.metadata.labels;
+    expect(Object.isFrozen(refs)).toBe(true);
+    expect(Object.isFrozen(labels)).toBe(true);
+    for (const child of children) {
+      expect(child?.metadata.ownerReferences).toBe(refs as never);
+      expect(child?.metadata.labels).toBe(labels as never);
+    }
+    expect(spec(deployment).selector.matchLabels).toBe(labels);
+    expect(spec(deployment).template.metadata.labels).toBe(labels);
+    expect(spec(service).selector).toBe(labels);
+    expect(spec(budget).selector.matchLabels).toBe(labels);
+    expect(deployment).toEqual(shapeChild(live(desiredDeployment(app), "d"), kindOf(deployment)?.statusRead));
+    expect(spec(deployment).selector.matchLabels).toEqual(desiredDeployment(app).spec?.selector?.matchLabels as never);
+  });
+
+  test("equal managedFields lists are one frozen list", () => {
+    expect(service.metadata.managedFields).toBe(deployment.metadata.managedFields as never);
+    expect(Object.isFrozen(service.metadata.managedFields)).toBe(true);
+  });
+
+  test("a child whose labels or owner references someone changed keeps its own; another WebApp's are apart", () => {
+    const edited = desiredService(app);
+    edited.metadata.labels = { ...edited.metadata.labels, team: "a" };
+    const shaped = shapeChild(live(edited, "s2"));
+    expect(shaped.metadata.labels).toEqual(edited.metadata.labels as never);
+    expect(shaped.metadata.labels).not.toBe(deployment.metadata.labels as never);
+    expect(shaped.metadata.ownerReferences).toBe(deployment.metadata.ownerReferences as never);
+    const other = testApp();
+    other.metadata = { ...other.metadata, uid: "another-uid" };
+    const theirs = shapeChild(live(desiredService(other), "s3"));
+    expect(theirs.metadata.ownerReferences).toEqual(desiredService(other).metadata.ownerReferences as never);
+    expect(theirs.metadata.ownerReferences).not.toBe(deployment.metadata.ownerReferences as never);
   });
 });
 
