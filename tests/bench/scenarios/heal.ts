@@ -2,8 +2,9 @@
  * Scenario 4, heal latency: delete the Deployment of a converged WebApp -> time until a Deployment of
  * that name exists again (a new uid on a watch), over `healTrials` trials. Goal: p99 < 1 s, and ≤ 1.0× the
  * Go peer's. The trials are split into HEAL_PARTS (4) parts, the operators taking turns part by part (_compare.ts
- * alternated): each part starts its operator over the fixture, waits for its first pass and for a quiet control
- * plane (settle), runs its trials and stops it.
+ * alternated): each part starts its operator over the fixture, waits for its first pass, for the controller-manager's
+ * retry backlog to drain (_retry-gate.ts: making the fixture leaves one that held a re-created Deployment whose first
+ * sync failed for minutes, in the first part only) and for a quiet control plane (settle), runs its trials and stops it.
  *
  * Timing: t0 just before the DELETE is sent; the end is the watch event that shows the new Deployment.
  * Each trial uses the next WebApp of the fixture, and the next trial starts once that WebApp is
@@ -19,6 +20,7 @@ import type { Context, Fixture, Section } from "../_context.ts";
 import { ensureFixture, operatorOverFixture } from "../_fixture.ts";
 import { applyFloor, appName, DEPLOYMENT_RESOURCE, floorObjects, WEBAPP_RESOURCE, webappAvailable } from "../_kube.ts";
 import { addRequests, IMPL_LABEL, requestsByMethod, requestsOnceQuiet, requestsSince } from "../_operator.ts";
+import { waitOutRetryBacklog } from "../_retry-gate.ts";
 import { fmtMs, median, percentile } from "../_stats.ts";
 import { createTracker } from "../_tracker.ts";
 import { deploymentName } from "../../../src/operator/desired.ts";
@@ -92,6 +94,10 @@ async function measure(ctx: Context, part: number, into: HealSamples): Promise<v
   const webapps = createTracker(ctx.kube, WEBAPP_RESOURCE, fx.namespace);
   try {
     await Promise.all([deployments.start(), webapps.start()]);
+    await waitOutRetryBacklog(ctx.kube).then(
+      (ms) => ctx.log(`  the controller-manager retried a failing probe ${fmtMs(ms)} after it could succeed`),
+      (e: Error) => ctx.log(`  the controller-manager's retry backlog was not waited out: ${e.message}`),
+    );
     await ctx.settle();
     ctx.log(`  heal: ${trials.length} trials, each deleting the Deployment of another converged WebApp`);
     const before = requestsByMethod(await op.scrape());

@@ -1,0 +1,77 @@
+/**
+ * Waits out the controller-manager's retry backlog before a measurement.
+ *
+ * Why: client-go's default controller rate limiter, which kube-controller-manager's controllers use, keeps one token
+ * bucket (10 a second, burst 100) for the retries of all keys, beside each key's own backoff; every rate-limited
+ * re-queue takes a token, from the future when the bucket is empty. A burst of sync errors therefore leaves a backlog
+ * that any key failing later waits behind. Making a fixture costs about one error per Deployment (the Deployment
+ * controller's status write conflicts with the writes that made it), and a trial's re-created Deployment whose first
+ * sync failed (its old ReplicaSet's name taken, then gone) was then left alone for two minutes (BENCHMARKS.md, heal).
+ *
+ * How: a probe Deployment (0 replicas) in a namespace of its own, whose ReplicaSets a ResourceQuota refuses, so its
+ * first sync fails and is re-queued rate-limited. Once that failure shows (Progressing, reason ReplicaSetCreateError)
+ * the quota goes; nothing else syncs the probe again, so its ReplicaSet appears at its retry, after every retry
+ * queued before it. Resolves with the time from the quota's removal to the ReplicaSet (ms); rejects, naming the step,
+ * when a step takes longer than its limit. The namespace is deleted in every case.
+ */
+import type { KubeClient, KubeObject, ResourceType } from "../../src/kube/types.ts";
+import { DEPLOYMENT_RESOURCE, NAMESPACES, RESOURCE_QUOTAS } from "./_kube.ts";
+
+const REPLICA_SETS: ResourceType = {
+  group: "apps",
+  version: "v1",
+  plural: "replicasets",
+  kind: "ReplicaSet",
+  namespaced: true,
+};
+const POLL_MS = 200;
+/** How long the probe's first, failing sync may take to show. */
+const FAILURE_WITHIN_MS = 30_000;
+/** The longest backlog waited out: 3,000 queued retries at 10 a second. */
+export const BACKLOG_LIMIT_MS = 300_000;
+
+export async function waitOutRetryBacklog(kube: KubeClient, limitMs = BACKLOG_LIMIT_MS): Promise<number> {
+  const namespace = `retry-gate-${Math.random().toString(36).slice(2, 8)}`;
+  await kube.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  try {
+    await kube.create(RESOURCE_QUOTAS, {
+      apiVersion: "v1",
+      kind: "ResourceQuota",
+      metadata: { name: "no-replicasets", namespace },
+      spec: { hard: { "count/replicasets.apps": "0" } },
+    });
+    const labels = { app: "retry-gate" };
+    await kube.create(DEPLOYMENT_RESOURCE, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "probe", namespace },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: "probe", image: "retry-gate:none" }] } },
+      },
+    });
+    await until(FAILURE_WITHIN_MS, "the probe Deployment's first sync to fail on the quota", async () => {
+      const d = await kube.get<KubeObject>(DEPLOYMENT_RESOURCE, "probe", namespace);
+      const status = d.status as { conditions?: { reason?: string }[] } | undefined;
+      return (status?.conditions ?? []).some((c) => c.reason === "ReplicaSetCreateError");
+    });
+    await kube.delete(RESOURCE_QUOTAS, "no-replicasets", namespace);
+    const t0 = performance.now();
+    await until(limitMs, "the probe's retry (the controller-manager's retry backlog)", async () => {
+      const sets = await kube.list(REPLICA_SETS, { namespace });
+      return sets.items.length > 0;
+    });
+    return performance.now() - t0;
+  } finally {
+    await kube.delete(NAMESPACES, namespace).catch(() => undefined);
+  }
+}
+
+async function until(limitMs: number, what: string, done: () => Promise<boolean>): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (!(await done())) {
+    if (performance.now() > deadline) throw new Error(`waited ${limitMs / 1000} s for ${what}`);
+    await Bun.sleep(POLL_MS);
+  }
+}
