@@ -15,7 +15,7 @@
  * when a step takes longer than its limit. The namespace is deleted in every case.
  */
 import type { KubeClient, KubeObject, ResourceType } from "../../src/kube/types.ts";
-import { DEPLOYMENT_RESOURCE, NAMESPACES, RESOURCE_QUOTAS } from "./_kube.ts";
+import { createNamespace, DEPLOYMENT_RESOURCE, NAMESPACES, RESOURCE_QUOTAS } from "./_kube.ts";
 
 const REPLICA_SETS: ResourceType = {
   group: "apps",
@@ -31,8 +31,7 @@ const FAILURE_WITHIN_MS = 30_000;
 export const BACKLOG_LIMIT_MS = 300_000;
 
 export async function waitOutRetryBacklog(kube: KubeClient, limitMs = BACKLOG_LIMIT_MS): Promise<number> {
-  const namespace = `retry-gate-${Math.random().toString(36).slice(2, 8)}`;
-  await kube.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  const namespace = await createNamespace(kube, "retry-gate");
   try {
     await kube.create(RESOURCE_QUOTAS, {
       apiVersion: "v1",
