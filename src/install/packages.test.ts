@@ -64,7 +64,7 @@ describe("packageFiles", () => {
       imagePullSecrets: [],
       nodeSelector: {},
       tolerations: [],
-      resources: { requests: { cpu: "50m", memory: "192Mi" }, limits: { memory: "384Mi" } },
+      resources: { requests: { cpu: "50m", memory: "224Mi" }, limits: { memory: "384Mi" } },
       autoRollback: false,
       monitoring: { enabled: false },
       networkPolicy: { enabled: false },
