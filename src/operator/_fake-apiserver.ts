@@ -13,7 +13,8 @@
  *   a metadata.resourceVersion is one on an existing object (409 when it differs) and ignored on a create,
  *   as the API server does.
  *   Field ownership is not modelled: tests assert the `force` query themselves.
- * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only);
+ * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only); a
+ *   metadata.resourceVersion in it is a precondition (409 Conflict when it differs), as on the API server;
  *   JSON patch (RFC 6902) `test`, `replace` and `remove` (a failed test is a 422);
  *   POST records an Update managedFields entry of its fieldManager (what ownership.ts hands over);
  *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes (409 Conflict when its
@@ -111,6 +112,13 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
     return { kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(counter) }, items: clone(items) };
   }
 
+  /** The API server's answer to a write whose resourceVersion precondition is not the object's. */
+  const modified = (key: string) =>
+    new Answer(
+      409,
+      `Operation cannot be fulfilled on "${nameOf(key)}": the object has been modified; please apply your changes to the latest version and try again`,
+    );
+
   function serve(a: Action): unknown {
     const sub = a.path.endsWith("/status") ? "status" : undefined;
     const key = sub ? a.path.slice(0, -"/status".length) : a.path;
@@ -132,10 +140,7 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
           );
         }
         if (cur && meta.resourceVersion !== undefined && meta.resourceVersion !== cur.metadata.resourceVersion)
-          throw new Answer(
-            409,
-            `Operation cannot be fulfilled on "${nameOf(key)}": the object has been modified; please apply your changes to the latest version and try again`,
-          );
+          throw modified(key);
         const { status: _ignored, ...intent } = body;
         if (!cur)
           return store(key, {
@@ -155,6 +160,8 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
       }
       case "PATCH application/merge-patch+json": {
         if (!cur) throw missing();
+        const rv = body.metadata?.resourceVersion;
+        if (rv !== undefined && rv !== cur.metadata.resourceVersion) throw modified(key);
         const patch = sub ? { status: (body as { status?: unknown }).status } : body;
         const next = mergePatch(cur, patch) as KubeObject;
         return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } }, !sub);

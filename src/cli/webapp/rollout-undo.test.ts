@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { podSpecOf, type RolloutRecord } from "../../api/rollout-history.ts";
-import type { WebApp } from "../../api/webapp.ts";
+import { WEBAPP_RESOURCE, type WebApp } from "../../api/webapp.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import { createFakeApiServer } from "../../operator/_fake-apiserver.ts";
 import { podTemplateDigest } from "../../operator/desired.ts";
-import { planUndo } from "./rollout-undo.ts";
+import { CONFLICT_RETRIES, planUndo, undoWebApp } from "./rollout-undo.ts";
 
 const spec = { image: "app:v3", replicas: 2, port: 8080 };
 const webapp = (over: Partial<WebApp["spec"]> = {}): WebApp => ({
@@ -68,5 +70,64 @@ describe("rollout undo", () => {
     expect(() => planUndo(withHistory(webapp(), onlyCurrent), undefined, false)).toThrow(
       'webapp "shop" has no earlier Ready revision to go back to (revisions 1: only the current one (1) became Ready)',
     );
+  });
+});
+
+describe("rollout undo against an API server where others write the WebApp meanwhile", () => {
+  const history = [record(1, "app:v1", true), record(2, "app:v2", true), record(3, "app:v3", false)];
+  const where = { name: "shop", namespace: "team" };
+  const how = { toRevision: undefined, imageOnly: false, dryRun: "none" as const };
+  /** A server holding the WebApp at generation 4, whose `meddle` runs before each PATCH reaches it. */
+  function serverWith(meddle: (stored: KubeObject, patches: number) => KubeObject | undefined) {
+    const server = createFakeApiServer("team");
+    const w = withHistory(webapp(), history);
+    server.put(WEBAPP_RESOURCE, { ...w, metadata: { ...w.metadata, generation: 4, resourceVersion: "10" } });
+    let patches = 0;
+    server.answer = (a) => {
+      if (a.method !== "PATCH") return undefined;
+      const stored = server.object(WEBAPP_RESOURCE, "team", "shop") as KubeObject;
+      const changed = meddle(stored, ++patches);
+      if (changed) server.put(WEBAPP_RESOURCE, changed);
+      return undefined;
+    };
+    const sent = () => server.actions.filter((a) => a.method === "PATCH").map((a) => a.body);
+    return { server, sent };
+  }
+  const bump = (o: KubeObject, over: Partial<KubeObject["metadata"]>): KubeObject => ({
+    ...o,
+    metadata: { ...o.metadata, resourceVersion: String(Number(o.metadata.resourceVersion) + 1), ...over },
+  });
+
+  test("a status write between its read and its patch: it reads again, plans again and patches at the new version", async () => {
+    const { server, sent } = serverWith((o, n) =>
+      n === 1 ? bump({ ...o, status: { ...(o.status as object), observedGeneration: 4 } }, {}) : undefined,
+    );
+    const plan = await undoWebApp(server.client, where, how);
+    expect([plan.kind, plan.record.revision]).toEqual(["patch", 2]);
+    expect(sent()).toEqual([
+      { metadata: { resourceVersion: "10" }, spec: { image: "app:v2" } },
+      { metadata: { resourceVersion: "11" }, spec: { image: "app:v2" } },
+    ]);
+    const stored = server.object(WEBAPP_RESOURCE, "team", "shop") as WebApp;
+    expect([stored.spec.image, stored.spec.replicas]).toEqual(["app:v2", 2]);
+  });
+
+  test("a spec change between its read and its patch: it stops, says so, and leaves the other writer's spec", async () => {
+    const { server, sent } = serverWith((o, n) =>
+      n === 1 ? bump({ ...o, spec: { ...(o.spec as object), image: "app:v4" } }, { generation: 5 }) : undefined,
+    );
+    await expect(undoWebApp(server.client, where, how)).rejects.toThrow(
+      'webapp "shop"\'s spec changed while undo ran (generation 4 -> 5), so nothing was changed: see what runs now ' +
+        "with `devctl webapp rollout history shop` and run undo again",
+    );
+    expect(sent()).toHaveLength(1);
+    expect((server.object(WEBAPP_RESOURCE, "team", "shop") as WebApp).spec.image).toBe("app:v4");
+  });
+
+  test("status writes that never stop: it gives up after its retries with the API server's conflict", async () => {
+    const { server, sent } = serverWith((o) => bump(o, {}));
+    await expect(undoWebApp(server.client, where, how)).rejects.toThrow("the object has been modified");
+    expect(sent()).toHaveLength(CONFLICT_RETRIES + 1);
+    expect((server.object(WEBAPP_RESOURCE, "team", "shop") as WebApp).spec.image).toBe("app:v3");
   });
 });

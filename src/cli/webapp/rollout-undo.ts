@@ -11,13 +11,19 @@
  *   template again (podTemplateDigest, the operator's own function): when it does not (an image-only record, and
  *   other template fields changed since), it refuses and says so; --image-only sets the image anyway.
  * - Fields outside the pod template (replicas, autoscaling, expose, rollout) are never changed.
- * - One merge patch of those spec fields, conditioned on the resourceVersion read (a change made meanwhile is a
- *   conflict, never overwritten); nothing is sent when the spec already gives that template. --dry-run=client|server.
+ * - One merge patch of those spec fields, conditioned on the resourceVersion read; nothing is sent when the spec
+ *   already gives that template. --dry-run=client|server.
+ * - A change made meanwhile is never overwritten: on a conflict undo reads the WebApp again. When its generation is
+ *   the one planned from, only its status changed (the operator writes it while a rollout settles, which is when undo
+ *   is run): undo plans again from what it read and retries, up to CONFLICT_RETRIES times. When the generation moved,
+ *   someone changed the spec: undo stops, changes nothing, and says so.
  */
 import { defineCommand } from "citty";
 import { parseWebApp } from "../../api/parse.ts";
 import { podSpecPatch, type RolloutRecord, withRecordPodSpec } from "../../api/rollout-history.ts";
 import { SINGULAR, WEBAPP_RESOURCE, type WebAppObject } from "../../api/webapp.ts";
+import { isConflict } from "../../kube/errors.ts";
+import type { KubeClient } from "../../kube/types.ts";
 import { podTemplateDigest } from "../../operator/desired.ts";
 import { type DryRun, dryRunFlag, parsePositiveInt, typed } from "../_flags.ts";
 import { clientFrom, clusterArgs, namespaceOf } from "../_global.ts";
@@ -55,6 +61,40 @@ export function planUndo(w: WebAppObject, toRevision: number | undefined, imageO
       `${restored}): re-apply the manifest of revision ${record.revision}, or pass --image-only to set spec.image ` +
       `to ${record.image}`,
   );
+}
+
+/** How many times undo plans again after a conflict that a status write caused (client-go's RetryOnConflict: 5). */
+export const CONFLICT_RETRIES = 5;
+
+/**
+ * Reads the WebApp, plans undo and sends its patch; a conflict caused by a status write is planned again from a fresh
+ * read (see the module doc). Returns the plan that was carried out.
+ */
+export async function undoWebApp(
+  client: KubeClient,
+  where: { name: string; namespace: string },
+  how: { toRevision: number | undefined; imageOnly: boolean; dryRun: DryRun },
+): Promise<UndoPlan> {
+  let w = await getWebApp(client, where.name, where.namespace);
+  for (let retries = 0; ; retries++) {
+    const plan = planUndo(w, how.toRevision, how.imageOnly);
+    if (plan.kind === "unchanged") return plan;
+    const patch = { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: plan.spec };
+    try {
+      await patchWebApp(client, where, patch, how.dryRun);
+      return plan;
+    } catch (e) {
+      if (!isConflict(e) || retries >= CONFLICT_RETRIES) throw e;
+    }
+    const fresh = await getWebApp(client, where.name, where.namespace);
+    const [was, now] = [w.metadata.generation, fresh.metadata.generation];
+    if (now !== was)
+      throw new Error(
+        `webapp "${where.name}"'s spec changed while undo ran (generation ${was} -> ${now}), so nothing was changed: ` +
+          `see what runs now with \`devctl webapp rollout history ${where.name}\` and run undo again`,
+      );
+    w = fresh;
+  }
 }
 
 function targetOf(w: WebAppObject, toRevision: number | undefined): RolloutRecord {
@@ -107,16 +147,17 @@ Examples:
     const dryRun = args["dry-run"] as DryRun;
     const client = await clientFrom(args);
     const namespace = namespaceOf(args, client);
-    const w = await getWebApp(client, args.name, namespace);
-    const plan = planUndo(w, toRevision, args["image-only"]);
+    const plan = await undoWebApp(
+      client,
+      { name: args.name, namespace },
+      { toRevision, imageOnly: args["image-only"], dryRun },
+    );
     const what = `${SINGULAR}.${WEBAPP_RESOURCE.group}/${args.name}`;
     const { revision, image } = plan.record;
     if (plan.kind === "unchanged") {
       out(`${what} skipped rollback (the spec already gives the pod template of revision ${revision})`);
       return;
     }
-    const patch = { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: plan.spec };
-    await patchWebApp(client, { name: args.name, namespace }, patch, dryRun);
     out(`${what} rolled back to revision ${revision} (image ${image})${DRY_RUN_NOTE[dryRun]}`);
   },
 });
