@@ -91,7 +91,8 @@ describe("rollout undo against an API server where others write the WebApp meanw
       return undefined;
     };
     const sent = () => server.actions.filter((a) => a.method === "PATCH").map((a) => a.body);
-    return { server, sent };
+    const stored = () => server.object(WEBAPP_RESOURCE, "team", "shop") as unknown as WebApp;
+    return { server, sent, stored };
   }
   const bump = (o: KubeObject, over: Partial<KubeObject["metadata"]>): KubeObject => ({
     ...o,
@@ -99,7 +100,7 @@ describe("rollout undo against an API server where others write the WebApp meanw
   });
 
   test("a status write between its read and its patch: it reads again, plans again and patches at the new version", async () => {
-    const { server, sent } = serverWith((o, n) =>
+    const { server, sent, stored } = serverWith((o, n) =>
       n === 1 ? bump({ ...o, status: { ...(o.status as object), observedGeneration: 4 } }, {}) : undefined,
     );
     const plan = await undoWebApp(server.client, where, how);
@@ -108,12 +109,11 @@ describe("rollout undo against an API server where others write the WebApp meanw
       { metadata: { resourceVersion: "10" }, spec: { image: "app:v2" } },
       { metadata: { resourceVersion: "11" }, spec: { image: "app:v2" } },
     ]);
-    const stored = server.object(WEBAPP_RESOURCE, "team", "shop") as WebApp;
-    expect([stored.spec.image, stored.spec.replicas]).toEqual(["app:v2", 2]);
+    expect([stored().spec.image, stored().spec.replicas]).toEqual(["app:v2", 2]);
   });
 
   test("a spec change between its read and its patch: it stops, says so, and leaves the other writer's spec", async () => {
-    const { server, sent } = serverWith((o, n) =>
+    const { server, sent, stored } = serverWith((o, n) =>
       n === 1 ? bump({ ...o, spec: { ...(o.spec as object), image: "app:v4" } }, { generation: 5 }) : undefined,
     );
     await expect(undoWebApp(server.client, where, how)).rejects.toThrow(
@@ -121,13 +121,13 @@ describe("rollout undo against an API server where others write the WebApp meanw
         "with `devctl webapp rollout history shop` and run undo again",
     );
     expect(sent()).toHaveLength(1);
-    expect((server.object(WEBAPP_RESOURCE, "team", "shop") as WebApp).spec.image).toBe("app:v4");
+    expect(stored().spec.image).toBe("app:v4");
   });
 
   test("status writes that never stop: it gives up after its retries with the API server's conflict", async () => {
-    const { server, sent } = serverWith((o) => bump(o, {}));
+    const { server, sent, stored } = serverWith((o) => bump(o, {}));
     await expect(undoWebApp(server.client, where, how)).rejects.toThrow("the object has been modified");
     expect(sent()).toHaveLength(CONFLICT_RETRIES + 1);
-    expect((server.object(WEBAPP_RESOURCE, "team", "shop") as WebApp).spec.image).toBe("app:v3");
+    expect(stored().spec.image).toBe("app:v3");
   });
 });
