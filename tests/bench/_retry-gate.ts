@@ -9,14 +9,16 @@
  * sync failed (its old ReplicaSet's name taken, then gone) was then left alone for two minutes (BENCHMARKS.md, heal).
  *
  * How: a probe Deployment (0 replicas) in a namespace of its own, whose ReplicaSets a ResourceQuota refuses, so its
- * first sync fails and is re-queued rate-limited. Once that failure shows the quota goes; nothing else syncs the probe
- * again, so its ReplicaSet appears at its retry, after every retry queued before it. The failure shows as the
- * Deployment's Progressing condition (reason ReplicaSetCreateError) or as the controller's Warning Event of that
- * reason: the controller writes the condition and ignores that write's error, but records the Event either way (an
- * earlier gate waited for the condition alone, 30 s, and twice in a full run saw neither). The first sync itself may
- * wait behind the Deployment controller's queue, so that step has the same limit as the retry's. Resolves with the
- * time from the quota's removal to the ReplicaSet (ms); rejects, naming the step, when a step takes longer than its
- * limit, or at once when the quota did not refuse the ReplicaSet. The namespace is deleted in every case.
+ * first sync fails and is re-queued rate-limited. The API server's quota admission enforces what the quota's status
+ * says, which the controller-manager's quota controller writes (behind a backlog of its own after a fixture): the
+ * probe is made only once that status is there. A gate that did not wait saw the probe's ReplicaSet made and waited
+ * for a failure that never came (in a heal run of 2026-12-07; most likely also the two timeouts of the
+ * 2026-12-06T20:53Z full run). Once the failure shows, as the Deployment's Progressing condition (reason ReplicaSetCreateError) or as the controller's
+ * Warning Event of that reason (recorded even when the condition's write fails), the quota goes; nothing else syncs
+ * the probe again, so its ReplicaSet appears at its retry, after every retry queued before it. Every step may wait
+ * behind the controller-manager's queues, so each has the whole limit. Resolves with the time from the quota's
+ * removal to the ReplicaSet (ms); rejects, naming the step, when a step takes longer than its limit, or at once when
+ * the quota did not refuse the ReplicaSet. The namespace is deleted in every case.
  */
 import { EVENTS } from "../../src/kube/resources.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../../src/kube/types.ts";
@@ -30,6 +32,7 @@ const REPLICA_SETS: ResourceType = {
   namespaced: true,
 };
 const POLL_MS = 200;
+const REPLICA_SET_COUNT = "count/replicasets.apps";
 /** The Deployment controller's reason for a ReplicaSet it could not create (its condition's and its Event's). */
 const CREATE_ERROR = "ReplicaSetCreateError";
 /** The longest backlog waited out: 3,000 queued retries at 10 a second. */
@@ -42,7 +45,17 @@ export async function waitOutRetryBacklog(kube: KubeClient, limitMs = BACKLOG_LI
       apiVersion: "v1",
       kind: "ResourceQuota",
       metadata: { name: "no-replicasets", namespace },
-      spec: { hard: { "count/replicasets.apps": "0" } },
+      spec: { hard: { [REPLICA_SET_COUNT]: "0" } },
+    });
+    // The API server's quota admission enforces what the quota's status says (status.hard), which the
+    // controller-manager's quota controller fills in, itself behind a backlog: until then nothing is refused.
+    await until(limitMs, "the quota controller to take up the quota", async () => {
+      const q = await kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(
+        RESOURCE_QUOTAS,
+        "no-replicasets",
+        namespace,
+      );
+      return q.status?.hard?.[REPLICA_SET_COUNT] !== undefined;
     });
     const labels = { app: "retry-gate" };
     await kube.create(DEPLOYMENT_RESOURCE, {
