@@ -35,6 +35,36 @@ export const RESOURCE_QUOTAS: ResourceType = {
   kind: "ResourceQuota",
   namespaced: true,
 };
+/** The ResourceQuota name of a namespace whose ReplicaSets are refused (noReplicaSets). */
+export const NO_REPLICA_SETS = "no-replicasets";
+const REPLICA_SET_COUNT = "count/replicasets.apps";
+
+/**
+ * A ResourceQuota of 0 ReplicaSets in `namespace`, resolved once it is enforced: the API server's quota admission
+ * enforces the quota's status (status.hard), which the controller-manager's quota controller writes, behind a
+ * backlog of its own after many writes; until then every ReplicaSet is admitted. Rejects past `limitMs`.
+ */
+export async function noReplicaSets(kube: KubeClient, namespace: string, limitMs: number): Promise<void> {
+  await kube.create(RESOURCE_QUOTAS, {
+    apiVersion: "v1",
+    kind: "ResourceQuota",
+    metadata: { name: NO_REPLICA_SETS, namespace },
+    spec: { hard: { [REPLICA_SET_COUNT]: "0" } },
+  });
+  const deadline = performance.now() + limitMs;
+  for (;;) {
+    const q = await kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(
+      RESOURCE_QUOTAS,
+      NO_REPLICA_SETS,
+      namespace,
+    );
+    if (q.status?.hard?.[REPLICA_SET_COUNT] !== undefined) return;
+    if (performance.now() > deadline)
+      throw new Error(`waited ${limitMs / 1000} s for the quota controller to take up ${namespace}'s quota`);
+    await Bun.sleep(200);
+  }
+}
+
 export const PORT = 8080;
 export const image = (tag: string): string => `registry.example/bench:${tag}`;
 export const appName = (i: number): string => `app-${String(i).padStart(5, "0")}`;

@@ -22,7 +22,14 @@
  */
 import { EVENTS } from "../../src/kube/resources.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../../src/kube/types.ts";
-import { createNamespace, DEPLOYMENT_RESOURCE, NAMESPACES, RESOURCE_QUOTAS } from "./_kube.ts";
+import {
+  createNamespace,
+  DEPLOYMENT_RESOURCE,
+  NAMESPACES,
+  NO_REPLICA_SETS,
+  noReplicaSets,
+  RESOURCE_QUOTAS,
+} from "./_kube.ts";
 
 const REPLICA_SETS: ResourceType = {
   group: "apps",
@@ -32,7 +39,6 @@ const REPLICA_SETS: ResourceType = {
   namespaced: true,
 };
 const POLL_MS = 200;
-const REPLICA_SET_COUNT = "count/replicasets.apps";
 /** The Deployment controller's reason for a ReplicaSet it could not create (its condition's and its Event's). */
 const CREATE_ERROR = "ReplicaSetCreateError";
 /** The longest backlog waited out: 3,000 queued retries at 10 a second. */
@@ -41,22 +47,7 @@ export const BACKLOG_LIMIT_MS = 300_000;
 export async function waitOutRetryBacklog(kube: KubeClient, limitMs = BACKLOG_LIMIT_MS): Promise<number> {
   const namespace = await createNamespace(kube, "retry-gate");
   try {
-    await kube.create(RESOURCE_QUOTAS, {
-      apiVersion: "v1",
-      kind: "ResourceQuota",
-      metadata: { name: "no-replicasets", namespace },
-      spec: { hard: { [REPLICA_SET_COUNT]: "0" } },
-    });
-    // The API server's quota admission enforces what the quota's status says (status.hard), which the
-    // controller-manager's quota controller fills in, itself behind a backlog: until then nothing is refused.
-    await until(limitMs, "the quota controller to take up the quota", async () => {
-      const q = await kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(
-        RESOURCE_QUOTAS,
-        "no-replicasets",
-        namespace,
-      );
-      return q.status?.hard?.[REPLICA_SET_COUNT] !== undefined;
-    });
+    await noReplicaSets(kube, namespace, limitMs);
     const labels = { app: "retry-gate" };
     await kube.create(DEPLOYMENT_RESOURCE, {
       apiVersion: "apps/v1",
@@ -77,7 +68,7 @@ export async function waitOutRetryBacklog(kube: KubeClient, limitMs = BACKLOG_LI
       const events = await kube.list<KubeObject & { reason?: string }>(EVENTS, { namespace });
       return events.items.some((e) => e.reason === CREATE_ERROR);
     });
-    await kube.delete(RESOURCE_QUOTAS, "no-replicasets", namespace);
+    await kube.delete(RESOURCE_QUOTAS, NO_REPLICA_SETS, namespace);
     const t0 = performance.now();
     await until(limitMs, "the probe's retry (the controller-manager's retry backlog)", async () => {
       const sets = await kube.list(REPLICA_SETS, { namespace });
