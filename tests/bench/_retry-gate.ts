@@ -13,12 +13,13 @@
  * says, which the controller-manager's quota controller writes (behind a backlog of its own after a fixture): the
  * probe is made only once that status is there. A gate that did not wait saw the probe's ReplicaSet made and waited
  * for a failure that never came (in a heal run of 2026-12-07; most likely also the two timeouts of the
- * 2026-12-06T20:53Z full run). Once the failure shows, as the Deployment's Progressing condition (reason ReplicaSetCreateError) or as the controller's
- * Warning Event of that reason (recorded even when the condition's write fails), the quota goes; nothing else syncs
- * the probe again, so its ReplicaSet appears at its retry, after every retry queued before it. Every step may wait
- * behind the controller-manager's queues, so each has the whole limit. Resolves with the time from the quota's
- * removal to the ReplicaSet (ms); rejects, naming the step, when a step takes longer than its limit, or at once when
- * the quota did not refuse the ReplicaSet. The namespace is deleted in every case.
+ * 2026-12-06T20:53Z full run). Once the failure shows, as the Deployment's Progressing condition (reason
+ * ReplicaSetCreateError) or as the controller's Warning Event of that reason (recorded even when the condition's
+ * write fails), the quota goes; nothing else syncs the probe again, so its ReplicaSet appears at its retry, after
+ * every retry queued before it. Every step may wait behind the controller-manager's queues, so each has the whole
+ * limit. Resolves with the time from the quota's removal to the ReplicaSet (ms); rejects, naming the step, when a step
+ * takes longer than its limit, or at once when the quota did not refuse the ReplicaSet. The namespace is deleted in
+ * every case.
  */
 import { EVENTS } from "../../src/kube/resources.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../../src/kube/types.ts";
