@@ -86,6 +86,35 @@ describe("http server", () => {
     expect([res.status, await res.text()]).toEqual([500, "collecting metrics failed: cache gone"]);
   });
 
+  test("a long exposition lets timers and I/O run between its chunks", async () => {
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const s = start({
+      metrics: function* () {
+        for (let i = 0; i < 40; i++) {
+          busy(3); // a chunk of a large cache's series
+          yield `series{i="${i}"} ${i}\n`;
+        }
+      },
+    });
+    let last = performance.now();
+    let longest = 0;
+    const ticks = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    try {
+      const text = await (await fetch(`${s.url}/metrics`)).text();
+      expect(text.split("\n").filter(Boolean).length).toBe(40);
+    } finally {
+      clearInterval(ticks);
+    }
+    expect(longest).toBeLessThan(40); // 120 ms of chunks in one go before each chunk waited its turn
+  });
+
   test("name[] asks for only those families; without it every one", async () => {
     const asked: (string[] | undefined)[] = [];
     const s = start({
