@@ -51,16 +51,21 @@ export async function noReplicaSets(kube: KubeClient, namespace: string, limitMs
     metadata: { name: NO_REPLICA_SETS, namespace },
     spec: { hard: { [REPLICA_SET_COUNT]: "0" } },
   });
-  const deadline = performance.now() + limitMs;
-  for (;;) {
+  await until(limitMs, `the quota controller to take up ${namespace}'s quota`, async () => {
     const q = await kube.get<KubeObject & { status?: { hard?: Record<string, string> } }>(
       RESOURCE_QUOTAS,
       NO_REPLICA_SETS,
       namespace,
     );
-    if (q.status?.hard?.[REPLICA_SET_COUNT] !== undefined) return;
-    if (performance.now() > deadline)
-      throw new Error(`waited ${limitMs / 1000} s for the quota controller to take up ${namespace}'s quota`);
+    return q.status?.hard?.[REPLICA_SET_COUNT] !== undefined;
+  });
+}
+
+/** Polls `done` every 200 ms until it is true; rejects with "waited N s for <what>" once `limitMs` has passed. */
+export async function until(limitMs: number, what: string, done: () => Promise<boolean>): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (!(await done())) {
+    if (performance.now() > deadline) throw new Error(`waited ${limitMs / 1000} s for ${what}`);
     await Bun.sleep(200);
   }
 }

@@ -30,6 +30,7 @@ import {
   NO_REPLICA_SETS,
   noReplicaSets,
   RESOURCE_QUOTAS,
+  until,
 } from "./_kube.ts";
 
 const REPLICA_SETS: ResourceType = {
@@ -39,7 +40,6 @@ const REPLICA_SETS: ResourceType = {
   kind: "ReplicaSet",
   namespaced: true,
 };
-const POLL_MS = 200;
 /** The Deployment controller's reason for a ReplicaSet it could not create (its condition's and its Event's). */
 const CREATE_ERROR = "ReplicaSetCreateError";
 /** The longest backlog waited out: 3,000 queued retries at 10 a second. */
@@ -78,13 +78,5 @@ export async function waitOutRetryBacklog(kube: KubeClient, limitMs = BACKLOG_LI
     return performance.now() - t0;
   } finally {
     await kube.delete(NAMESPACES, namespace).catch(() => undefined);
-  }
-}
-
-async function until(limitMs: number, what: string, done: () => Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + limitMs;
-  while (!(await done())) {
-    if (performance.now() > deadline) throw new Error(`waited ${limitMs / 1000} s for ${what}`);
-    await Bun.sleep(POLL_MS);
   }
 }
