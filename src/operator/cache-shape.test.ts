@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../kube/types.ts";
-import { isWebAppChild, LAST_APPLIED_ANNOTATION, shapeChild, shapeWebApp } from "./cache-shape.ts";
+import {
+  isWebAppChild,
+  LAST_APPLIED_ANNOTATION,
+  shapeChild,
+  shapeWebApp,
+  verifiedChild,
+  verifiedStamp,
+} from "./cache-shape.ts";
 import { kindOf } from "./child-kinds.ts";
 import {
   desiredDeployment,
@@ -132,6 +139,38 @@ describe("what the caches keep", () => {
     expect(shaped).toEqual({ ...app, status: STATUS });
     expect(shaped.spec).toEqual(live.spec);
     expect("annotations" in shaped.metadata || "managedFields" in shaped.metadata).toBe(false);
+  });
+});
+
+describe("a verified child: found carrying its intent, kept without its spec", () => {
+  test("keeps metadata and status, of its spec only what specRead keeps, and the stamp it was verified under", () => {
+    const dep = shapeChild(liveDeployment(), kindOf(liveDeployment())?.statusRead);
+    const kept = verifiedChild(dep, 42, kindOf(dep)?.specRead);
+    expect(kept).toEqual({
+      apiVersion: dep.apiVersion,
+      kind: dep.kind,
+      metadata: dep.metadata,
+      status: dep.status,
+      spec: { replicas: 3 },
+    });
+    expect(verifiedStamp(kept)).toBe(42);
+    expect(verifiedStamp(dep)).toBeUndefined();
+    const svc = verifiedChild(
+      shapeChild({
+        ...desiredService(testApp()),
+        metadata: { ...desiredService(testApp()).metadata, resourceVersion: "7" },
+      }),
+      43,
+    );
+    expect(svc.spec).toBeUndefined();
+    expect(svc.metadata.resourceVersion).toBe("7");
+  });
+
+  test("a copy or the JSON of one claims nothing: only the instance verified carries the stamp", () => {
+    const kept = verifiedChild(shapeChild(liveDeployment()), 42, kindOf(liveDeployment())?.specRead);
+    expect(verifiedStamp({ ...kept })).toBeUndefined();
+    expect(verifiedStamp(JSON.parse(JSON.stringify(kept)))).toBeUndefined();
+    expect(verifiedStamp(verifiedChild(kept, 43))).toBe(43); // verified again: the newer stamp
   });
 });
 
@@ -376,6 +415,24 @@ describe("the status our children keep: what the operator reads of it", () => {
           cases++;
         }
     expect(cases).toBe(12);
+  });
+
+  test("so is the one computed from verified children (kept without spec but a Deployment's replicas)", () => {
+    for (const d of deploymentStatuses)
+      for (const h of hpaStatuses)
+        for (const i of ingressStatuses) {
+          const whole: LiveChildren = {
+            Deployment: owned(desiredDeployment(app), d),
+            Service: owned(desiredService(app), serviceStatus),
+            PodDisruptionBudget: owned(desiredPodDisruptionBudget(app), budgetStatus),
+            Ingress: owned(desiredIngress(app), i),
+            HorizontalPodAutoscaler: owned(desiredHorizontalPodAutoscaler(app), h),
+          };
+          const verified = Object.fromEntries(
+            Object.entries(whole).map(([k, o]) => [k, verifiedChild(shaped(o as KubeObject), 1, kindOf(o)?.specRead)]),
+          );
+          expect(computeStatus(app, verified, [], 0)).toEqual(computeStatus(app, whole, [], 0));
+        }
   });
 
   test("kept: a Deployment's counts and three conditions, an autoscaler's counts and ScalingActive, an Ingress's all", () => {

@@ -15,6 +15,8 @@
  *   lost if that pass never comes (another leader takes over in between). A new WebApp's is sent by the pass that
  *   creates its workload and names the others as next; their pass announces nothing more, unless it is another
  *   leader's (which does not know).
+ * - A cached child found carrying its intent is kept without its spec from then on (cache-shape.ts `verifiedChild`,
+ *   swapped in for the same version), until the watch brings a newer one.
  * - A child is reported (`live`) only once the cache has shown it: one this pass created, or one only the memory
  *   of our write stands for, is `pending`, which the status reports as being created, never as existing.
  * - Remembers between passes in the reconciler's two memories (expectations.ts): the children it wrote until the
@@ -37,8 +39,10 @@ import { isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
+import { sameVersion } from "../runtime/store.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, withAdmitted } from "./admission.ts";
+import { verifiedChild } from "./cache-shape.ts";
 import { CHILD_KINDS, type ChildKind, type ChildKindName, isWanted, type PerKind } from "./child-kinds.ts";
 import {
   announceCreated,
@@ -54,6 +58,8 @@ import type { LiveChildren, Problem } from "./status.ts";
 /** Read access to a cache by "namespace/name" (an Informer fits). */
 export interface Cache<T> {
   get(key: string): T | undefined;
+  /** Stores `replacement` in place of `current` (the same version), iff it is still cached (runtime/store.ts). */
+  swap?(current: T, replacement: T): boolean;
 }
 
 export interface ChildrenDeps {
@@ -142,6 +148,8 @@ export async function convergeChildren(
   const converge = async ({ kind, child, key, cached, found }: PassChild): Promise<ChildOutcome> => {
     if (!child) return removeChild(ctx, kind, found);
     const outcome = await convergeChild(ctx, child, found);
+    if (outcome.kind === "converged" && outcome.verified !== undefined && cached && sameVersion(outcome.live, cached))
+      deps.children[kind.kind].swap?.(cached, verifiedChild(cached, outcome.verified, kind.specRead));
     // What we remembered writing is gone or changed (the chaos soak's app-031): converge from the cache instead.
     if (outcome.kind !== "failed" || !memory.written.contradicted(key, outcome.error)) return outcome;
     return convergeChild(ctx, child, cached);

@@ -11,7 +11,7 @@ import type { KubeObject } from "../kube/types.ts";
 import { realClock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import { createFakeApiServer } from "./_fake-apiserver.ts";
-import { type ConvergeContext, convergeChild } from "./converge.ts";
+import { type Child, type ConvergeContext, convergeChild, intentStamp } from "./converge.ts";
 import { desiredDeployment } from "./desired.ts";
 import { TEMPLATE_FIELDS_ANNOTATION } from "./desired-template.ts";
 
@@ -20,6 +20,12 @@ function app(spec: Record<string, unknown>): WebApp {
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
   return parsed.webapp;
 }
+
+const deploymentOf = (webapp: WebApp): Child => ({
+  kind: "Deployment",
+  rt: DEPLOYMENT_RESOURCE,
+  desired: desiredDeployment(webapp),
+});
 
 function setup() {
   const api = createFakeApiServer();
@@ -41,11 +47,7 @@ function setup() {
     signal: new AbortController().signal,
   });
   const converge = (webapp: WebApp, cached: KubeObject | undefined) =>
-    convergeChild(
-      ctx(webapp),
-      { kind: "Deployment", rt: DEPLOYMENT_RESOURCE, desired: desiredDeployment(webapp) },
-      cached,
-    );
+    convergeChild(ctx(webapp), deploymentOf(webapp), cached);
   return { api, events, converge };
 }
 
@@ -60,7 +62,7 @@ describe("convergeChild with the pod-template fields", () => {
     if (created.kind !== "converged") throw new Error(created.kind);
     api.actions.length = 0;
     const again = await converge(withEnv, created.live);
-    expect(again).toEqual({ kind: "converged", live: created.live });
+    expect(again).toEqual({ kind: "converged", live: created.live, verified: intentStamp(deploymentOf(withEnv), []) });
     expect(api.actions).toEqual([]);
   });
 

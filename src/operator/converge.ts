@@ -13,6 +13,9 @@
  *   ownership handed over to apply before an apply could drop a field (ownership.ts), so a dropped field is pruned.
  * - An unchanged child costs no write (diff.ts compares owned fields only), and neither does a field admission
  *   stored otherwise on our own last write (admission.ts): a write returns what admission made of it, recorded.
+ * - One the cache keeps verified (cache-shape.ts: without its spec, stamped with the intent it was found carrying)
+ *   is not compared again while the intent's stamp is the same (intentStamp); under another one it is read whole
+ *   (one GET) and compared as any. A comparison that finds nothing to write says so (`verified`).
  * - An autoscaled Deployment's replica count is the autoscaler's: created at its minimum, then left out of the
  *   intent, and keepReplicas makes sure our apply cannot reset it (REPLICAS_KEEPER).
  * - A failed write is an outcome (failed, with the problem to report), not an exception; only an abort throws.
@@ -30,6 +33,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AdmittedField, admittedBy, drift } from "./admission.ts";
+import { verifiedStamp } from "./cache-shape.ts";
 import { type ChildKind, type ChildKindName, kindOf } from "./child-kinds.ts";
 import { adoptionPatch, previousIncarnation } from "./adopt.ts";
 import { isControlledBy, needsApply, reshapes } from "./diff.ts";
@@ -59,8 +63,10 @@ export type ChildOutcome =
   /**
    * The child is ours and carries the intent; `live` is the object as the API server last returned it. A create
    * or apply says what admission made of it (`admitted`, possibly none), which replaces this kind's records.
+   * `verified`: nothing was written because `live` was compared with the intent of this stamp (intentStamp) and
+   * carries it, so the cache may keep it without its spec (cache-shape.ts verifiedChild).
    */
-  | { kind: "converged"; live: KubeObject; wrote?: Wrote; admitted?: AdmittedField[] }
+  | { kind: "converged"; live: KubeObject; wrote?: Wrote; admitted?: AdmittedField[]; verified?: number }
   /** Someone else's object has the child's name; nothing was written. */
   | { kind: "blocked"; problem: Problem }
   /** A read or write failed (forbidden, rejected, API error): reported, then retried with backoff. */
@@ -101,14 +107,37 @@ export async function convergeChild(
   }
 }
 
-/** An existing object of the child's name: updated if it is ours (or adopted), else blocked. */
-async function converge(ctx: ConvergeContext, child: Child, found: KubeObject): Promise<ChildOutcome> {
+/**
+ * An existing object of the child's name: updated if it is ours (or adopted), else blocked. One the cache keeps
+ * verified (cache-shape.ts) is converged as it is when its stamp is this intent's, and read whole when not.
+ */
+async function converge(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<ChildOutcome> {
+  const stamp = intentStamp(child, ctx.admitted);
+  const kept = verifiedStamp(cached);
+  let found = cached;
+  if (kept !== undefined && isControlledBy(cached, ctx.webapp)) {
+    if (kept === stamp) return { kind: "converged", live: cached };
+    const fresh = await getOrUndefined(ctx, child);
+    if (!fresh) return create(ctx, child); // deleted since the cache showed it: its event is on the way
+    found = fresh;
+  }
   const owned = isControlledBy(found, ctx.webapp)
     ? ({ kind: "converged", live: found } as const)
     : await adoptOrBlock(ctx, child, found);
   if (owned.kind !== "converged") return owned;
-  const updated = await update(ctx, child, owned.live);
-  return updated.wrote ? updated : owned;
+  const updated = await update(ctx, child, owned.live, stamp);
+  if (updated.wrote) return updated;
+  return updated.verified !== undefined ? { ...owned, verified: updated.verified } : owned;
+}
+
+/**
+ * What a comparison of a child with its intent depends on besides the child: the intent, and the admission records
+ * of its kind (drift() takes what they explain for no difference). Equal stamps, equal verdicts on one version.
+ */
+export function intentStamp(child: Child, admitted: readonly AdmittedField[]): number {
+  const own = admitted.filter((a) => a.kind === child.kind);
+  const text = own.length === 0 ? JSON.stringify(child.desired) : JSON.stringify([child.desired, own]);
+  return Number(BigInt.asUintN(53, BigInt(Bun.hash(text)))); // a number, kept unboxed: a bigint is a heap cell
 }
 
 /**
@@ -251,12 +280,12 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  * of ours, which ownership.ts now hands over too, had hidden the create's. This heals children an earlier
  * version left so, and any other way such a leftover arises.)
  */
-async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
+async function update(ctx: ConvergeContext, child: Child, live: KubeObject, stamp: number): Promise<Converged> {
   const check = needsApply(child.desired, live);
   const changes = drift(child.kind, check, ctx.admitted);
   const changed = changes.length > 0;
   const leftover = check.extra > 0 && showsCreateEntry(live, FIELD_MANAGER);
-  if (!changed && !leftover) return { kind: "converged", live };
+  if (!changed && !leftover) return { kind: "converged", live, verified: stamp };
   const handedOver = reshapes(changes) || leftover ? await handOver(ctx, child, live) : false;
   if (!changed && !handedOver) return { kind: "converged", live };
   await keepReplicas(ctx, child, live);

@@ -18,6 +18,7 @@ import { done, requeue, requeueAfter, requestFor, type Outcome } from "../runtim
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
+import { verifiedStamp } from "./cache-shape.ts";
 import { CHILD_KINDS, type ChildKind, type ChildKindName, kindOf, perKind } from "./child-kinds.ts";
 import { desiredDeployment, desiredPodDisruptionBudget, desiredService, wantsDisruptionBudget } from "./desired.ts";
 import { CREATED_TTL_MS, WRITTEN_TTL_MS } from "./expectations.ts";
@@ -46,6 +47,17 @@ interface RecordedEvent {
   message: string;
 }
 
+/** A cache as a Map that swaps, as the informers' stores do (runtime/store.ts): verified children go without spec. */
+class SwappingMap extends Map<string, KubeObject> {
+  swap(current: KubeObject, replacement: KubeObject): boolean {
+    const key = `${current.metadata.namespace}/${current.metadata.name}`;
+    if (this.get(key) !== current || current.metadata.resourceVersion !== replacement.metadata.resourceVersion)
+      return false;
+    this.set(key, replacement);
+    return true;
+  }
+}
+
 /**
  * The reconciler over an in-memory API server (real REST client), caches that are plain Maps (what
  * the informers would hold), a fake clock, a recording event recorder and a silent logger.
@@ -60,7 +72,7 @@ function world(
   const clock = createFakeClock(START);
   const api = createFakeApiServer("default", () => clock.now());
   const webapps = new Map<string, WebAppObject>();
-  const caches = perKind(() => new Map<string, KubeObject>());
+  const caches = perKind(() => new SwappingMap());
   const ingressClasses = new Map<string, KubeObject>();
   const { Deployment: deployments, Service: services, PodDisruptionBudget: budgets } = caches;
   const events: RecordedEvent[] = [];
@@ -687,6 +699,94 @@ describe("a converged WebApp", () => {
     expect(await w.reconcile()).toEqual(done());
     expect(w.api.actions).toEqual([]);
     expect(w.events).toEqual([]);
+  });
+});
+
+describe("a child found carrying its intent (cache-shape.ts verifiedChild)", () => {
+  /** A WebApp whose children the cache holds as the API server stored them, and one pass over them. */
+  const verified = async () => {
+    const w = world();
+    const dep = w.cached(liveDeployment(testApp()));
+    const svc = w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(withStatus(testApp(), dep, svc));
+    expect(await w.reconcile()).toEqual(done());
+    return w;
+  };
+  const isDep = (a: string) => a.endsWith("test-app-deployment");
+  const image = (w: ReturnType<typeof world>) =>
+    (w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as Record<string, any>).spec.template.spec
+      .containers[0].image;
+  const actionsOf = async (w: ReturnType<typeof world>, pass: () => Promise<unknown>): Promise<string[]> => {
+    const before = w.api.actions.length;
+    await pass();
+    return w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`);
+  };
+
+  test("is kept without its spec (a Deployment keeps its replicas), at the same version, and stamped", async () => {
+    const w = await verified();
+    const dep = w.deployments.get("default/test-app-deployment") as KubeObject;
+    const svc = w.services.get("default/test-app-svc") as KubeObject;
+    expect(dep.spec).toEqual({ replicas: 3 });
+    expect(svc.spec).toBeUndefined();
+    expect(w.budgets.get("default/test-app-pdb")?.spec).toBeUndefined();
+    expect(dep.metadata.resourceVersion).toBe(
+      w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.resourceVersion,
+    );
+    expect(verifiedStamp(dep)).toBeDefined();
+    expect(dep.status).toEqual(liveDeployment(testApp()).status);
+  });
+
+  test("costs no request in the passes that follow, nor after a restart (the stamp is the intent's, not the process's)", async () => {
+    const w = await verified();
+    expect(await actionsOf(w, () => w.reconcile())).toEqual([]);
+    w.restart();
+    expect(await actionsOf(w, () => w.reconcile())).toEqual([]);
+  });
+
+  test("under a new intent is read whole once and applied; the children the change does not touch send nothing", async () => {
+    const w = await verified();
+    w.stored({ ...(w.webapps.get(KEY) as WebAppObject), spec: { ...testApp().spec, image: "nginx:1.27" } });
+    const sent = await actionsOf(w, () => w.reconcile());
+    expect(sent.filter(isDep)).toEqual([`GET ${DEP_PATH}`, `PATCH ${DEP_PATH}`]);
+    expect(sent.filter((a) => !isDep(a) && !a.endsWith("/status") && !a.includes("/events"))).toEqual([]);
+    expect(image(w)).toBe("nginx:1.27");
+  });
+
+  test("under a new intent it already carries (someone made it so): read whole, nothing written, kept stamped anew", async () => {
+    const w = await verified();
+    const live = structuredClone(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")) as Record<
+      string,
+      any
+    >;
+    live.spec.template.spec.containers[0].image = "nginx:1.27";
+    const edited = w.api.put(DEPLOYMENT_RESOURCE, live as KubeObject); // the watch has not delivered it yet
+    w.stored({ ...(w.webapps.get(KEY) as WebAppObject), spec: { ...testApp().spec, image: "nginx:1.27" } });
+    expect((await actionsOf(w, () => w.reconcile())).filter(isDep)).toEqual([`GET ${DEP_PATH}`]);
+    w.watched("update", edited);
+    expect((await actionsOf(w, () => w.reconcile())).filter(isDep)).toEqual([]);
+    expect(w.deployments.get("default/test-app-deployment")?.spec).toEqual({ replicas: 3 });
+  });
+
+  test("changed by someone comes whole from the watch and is applied back", async () => {
+    const w = await verified();
+    const live = structuredClone(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")) as Record<
+      string,
+      any
+    >;
+    live.spec.replicas = 7;
+    w.watched("update", w.api.put(DEPLOYMENT_RESOURCE, live as KubeObject));
+    expect((await actionsOf(w, () => w.reconcile())).filter(isDep)).toEqual([`PATCH ${DEP_PATH}`]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toMatchObject({ replicas: 3 });
+  });
+
+  test("gone from the API server while the cache still shows it, under a new intent: created again", async () => {
+    const w = await verified();
+    await w.api.client.delete(DEPLOYMENT_RESOURCE, "test-app-deployment", "default");
+    w.stored({ ...(w.webapps.get(KEY) as WebAppObject), spec: { ...testApp().spec, image: "nginx:1.27" } });
+    const sent = (await actionsOf(w, () => w.reconcile())).filter((a) => a.includes("deployments"));
+    expect(sent).toEqual([`GET ${DEP_PATH}`, `POST ${DEPS}`]);
+    expect(image(w)).toBe("nginx:1.27");
   });
 });
 

@@ -33,6 +33,8 @@ export interface Informer<T extends KubeObject> extends EventSource<T> {
   get(key: string): T | undefined;
   byIndex(name: string, value: string): T[];
   addIndex(name: string, fn: IndexFn<T>): void;
+  /** Stores `replacement` in place of `current` (the same version), iff that instance is still cached (store.ts). */
+  swap(current: T, replacement: T): boolean;
   /** Runs until `signal` aborts. Calling it twice at once throws. */
   start(signal: AbortSignal): Promise<void>;
   /** Resolves true once synced, false if `signal` aborts first. */
@@ -119,6 +121,7 @@ export function createInformer<T extends KubeObject>(
     get: (key) => store.get(key),
     byIndex: (name, value) => store.byIndex(name, value),
     addIndex: (name, fn) => store.addIndex(name, fn),
+    swap: (current, replacement) => store.swap(current, replacement),
     start: (signal) => watcher.run(signal, onWatchEvent),
     waitForSync: (signal) => (synced ? Promise.resolve(true) : waitFor(syncWaiters, signal)),
     isStale: () => watcher.isStale(),
@@ -165,6 +168,7 @@ export function mergeInformers<T extends KubeObject>(informers: readonly Informe
     addIndex: (name, fn) => {
       for (const i of informers) i.addIndex(name, fn);
     },
+    swap: (current, replacement) => informers.some((i) => i.swap(current, replacement)),
     start: async (signal) => void (await Promise.all(informers.map((i) => i.start(signal)))),
     waitForSync: async (signal) => (await Promise.all(informers.map((i) => i.waitForSync(signal)))).every(Boolean),
     isStale: () => informers.some((i) => i.isStale()),
@@ -189,6 +193,7 @@ export function createUnservedInformer<T extends KubeObject>(rt: ResourceType): 
     get: () => undefined,
     byIndex: () => [],
     addIndex: () => {},
+    swap: () => false,
     start: (signal) =>
       new Promise<void>((resolve) => {
         if (signal.aborted) resolve();

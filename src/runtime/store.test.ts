@@ -97,6 +97,31 @@ describe("store", () => {
     expect(() => s.byIndex(CONTROLLER_INDEX, "u1")).toThrow(/no index named "controller"/);
   });
 
+  test("swap stores another representation of the very object stored, at its version, and tells nobody", () => {
+    const s = indexedStore();
+    const stored = s.apply(obj("ns", "a", "1", "u1"))?.object as KubeObject;
+    const slim = { metadata: stored.metadata };
+    expect(s.swap(stored, slim)).toBe(true);
+    expect(s.get("ns/a")).toBe(slim);
+    expect(Object.isFrozen(slim)).toBe(true);
+    expect(s.byIndex(CONTROLLER_INDEX, "u1")).toEqual([slim]);
+    // Nothing moved for the watch: the same version again is no change, a newer one an update from the slim one.
+    expect(s.apply(obj("ns", "a", "1", "u1"))).toBeUndefined();
+    const d = s.apply(obj("ns", "a", "2", "u1"));
+    expect(d?.type === "update" && d.old).toBe(slim);
+  });
+
+  test("swap does nothing once the store holds another instance or when the versions differ", () => {
+    const s = createStore();
+    const first = s.apply(obj("ns", "a", "1"))?.object as KubeObject;
+    const second = s.apply(obj("ns", "a", "2"))?.object as KubeObject;
+    expect(s.swap(first, { metadata: first.metadata })).toBe(false); // a newer version came meanwhile
+    expect(s.swap(second, obj("ns", "a", "3"))).toBe(false); // not the same version
+    expect(s.swap(obj("ns", "b", "1"), obj("ns", "b", "1"))).toBe(false); // nothing stored there
+    expect(s.get("ns/a")).toBe(second);
+    expect(s.get("ns/b")).toBeUndefined();
+  });
+
   test("a delete reports the final state received and the stored object as old", () => {
     const s = createStore();
     s.apply(obj("ns", "a", "1"));

@@ -20,6 +20,9 @@
  * - Gap-safe: `replace(list)` (a re-list) swaps in the complete list and reports a delete for every stored
  *   object missing from it — deletes that happened while the watch was down are delivered, and nothing stale
  *   stays (the client-node #494 leak). Objects whose resourceVersion did not change produce no delta.
+ * - Reshaped in place on request: `swap(current, replacement)` stores another representation of the object it holds
+ *   (the same version, kept smaller: operator/cache-shape.ts `verifiedChild`) iff it still holds that very instance.
+ *   Not a change, so no delta: nothing anyone watches for moved. The replacement must keep what indexes read.
  */
 import { objectKey } from "./reconcile.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -57,6 +60,8 @@ export interface Store<T extends KubeObject> {
   delete(obj: T): Delta<T>;
   /** Swaps in a complete list; the deltas turn the old content into the new one. */
   replace(objects: readonly T[]): Delta<T>[];
+  /** Stores `replacement` (the same version) in place of `current` iff that instance is still stored; no delta. */
+  swap(current: T, replacement: T): boolean;
 }
 
 /** "shallow": the object and its metadata, spec and status, one level each; "deep": everything; "none". */
@@ -145,6 +150,13 @@ class IndexedStore<T extends KubeObject> implements Store<T> {
     return deltas;
   }
 
+  swap(current: T, replacement: T): boolean {
+    const key = objectKey(current);
+    if (this.#objects.get(key) !== current || !sameVersion(current, replacement)) return false;
+    this.#put(key, replacement);
+    return true;
+  }
+
   #indexOne(name: string, key: string, obj: T, add: boolean): void {
     const idx = this.#indexes.get(name)!;
     for (const v of new Set(this.#fns.get(name)!(obj))) {
@@ -182,7 +194,7 @@ class IndexedStore<T extends KubeObject> implements Store<T> {
 }
 
 /** Same object version: equal, non-empty resourceVersions. */
-function sameVersion(a: KubeObject, b: KubeObject): boolean {
+export function sameVersion(a: KubeObject, b: KubeObject): boolean {
   const rv = a.metadata.resourceVersion;
   return rv !== undefined && rv !== "" && rv === b.metadata.resourceVersion;
 }
