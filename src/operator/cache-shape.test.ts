@@ -8,7 +8,7 @@ import {
   verifiedChild,
   verifiedStamp,
 } from "./cache-shape.ts";
-import { kindOf } from "./child-kinds.ts";
+import { CHILD_KINDS, kindOf } from "./child-kinds.ts";
 import {
   desiredDeployment,
   desiredHorizontalPodAutoscaler,
@@ -143,34 +143,27 @@ describe("what the caches keep", () => {
 });
 
 describe("a verified child: found carrying its intent, kept without its spec", () => {
-  test("keeps metadata and status, of its spec only what specRead keeps, and the stamp it was verified under", () => {
-    const dep = shapeChild(liveDeployment(), kindOf(liveDeployment())?.statusRead);
-    const kept = verifiedChild(dep, 42, kindOf(dep)?.specRead);
-    expect(kept).toEqual({
-      apiVersion: dep.apiVersion,
-      kind: dep.kind,
-      metadata: dep.metadata,
-      status: dep.status,
-      spec: { replicas: 3 },
-    });
+  test("keeps metadata and status but no spec, and the stamp it was verified under", () => {
+    const live = {
+      ...desiredService(testApp()),
+      metadata: { ...desiredService(testApp()).metadata, resourceVersion: "7" },
+    };
+    const svc = shapeChild({ ...live, status: { loadBalancer: {} } });
+    const kept = verifiedChild(svc, 42);
+    expect(kept).toEqual({ apiVersion: svc.apiVersion, kind: svc.kind, metadata: svc.metadata, status: svc.status });
     expect(verifiedStamp(kept)).toBe(42);
-    expect(verifiedStamp(dep)).toBeUndefined();
-    const svc = verifiedChild(
-      shapeChild({
-        ...desiredService(testApp()),
-        metadata: { ...desiredService(testApp()).metadata, resourceVersion: "7" },
-      }),
-      43,
-    );
-    expect(svc.spec).toBeUndefined();
-    expect(svc.metadata.resourceVersion).toBe("7");
+    expect(verifiedStamp(svc)).toBeUndefined();
   });
 
   test("a copy or the JSON of one claims nothing: only the instance verified carries the stamp", () => {
-    const kept = verifiedChild(shapeChild(liveDeployment()), 42, kindOf(liveDeployment())?.specRead);
+    const kept = verifiedChild(shapeChild(desiredService(testApp())), 42);
     expect(verifiedStamp({ ...kept })).toBeUndefined();
     expect(verifiedStamp(JSON.parse(JSON.stringify(kept)))).toBeUndefined();
     expect(verifiedStamp(verifiedChild(kept, 43))).toBe(43); // verified again: the newer stamp
+  });
+
+  test("every kind but the Deployment may be kept so: nothing reads their spec but the drift check", () => {
+    expect(CHILD_KINDS.filter((k) => k.keepsSpec).map((k) => k.kind)).toEqual(["Deployment"]);
   });
 });
 
@@ -417,7 +410,7 @@ describe("the status our children keep: what the operator reads of it", () => {
     expect(cases).toBe(12);
   });
 
-  test("so is the one computed from verified children (kept without spec but a Deployment's replicas)", () => {
+  test("so is the one computed from verified children (kept without spec, but for the Deployment)", () => {
     for (const d of deploymentStatuses)
       for (const h of hpaStatuses)
         for (const i of ingressStatuses) {
@@ -429,7 +422,10 @@ describe("the status our children keep: what the operator reads of it", () => {
             HorizontalPodAutoscaler: owned(desiredHorizontalPodAutoscaler(app), h),
           };
           const verified = Object.fromEntries(
-            Object.entries(whole).map(([k, o]) => [k, verifiedChild(shaped(o as KubeObject), 1, kindOf(o)?.specRead)]),
+            Object.entries(whole).map(([k, o]) => {
+              const kept = shaped(o as KubeObject);
+              return [k, kindOf(kept)?.keepsSpec ? kept : verifiedChild(kept, 1)];
+            }),
           );
           expect(computeStatus(app, verified, [], 0)).toEqual(computeStatus(app, whole, [], 0));
         }

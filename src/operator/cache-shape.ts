@@ -44,15 +44,13 @@
  *   shares between WebApps are frozen; nothing else of the input is changed.
  * - Verified children go without their spec. Once a pass has compared a cached child of ours with its intent and
  *   found it carrying it (converge.ts), the cache swaps it (store.ts `swap`, the same resourceVersion) for
- *   `verifiedChild`: no spec but what the operator reads besides the drift check (child-kinds.ts `specRead`: a
- *   Deployment's replicas), stamped with what it was compared against (converge.ts `intentStamp`: the intent and
+ *   `verifiedChild`: no spec, stamped with what it was compared against (converge.ts `intentStamp`: the intent and
  *   the admission records of its kind). Invariant: a child carrying a stamp is, at its resourceVersion, what a pass
  *   with an intent of that stamp would not write. A pass whose intent has that stamp writes nothing and compares
- *   nothing; one with another stamp reads the child whole (one GET: the spec changed, which is rare against the
- *   passes that only report); any newer version of the child comes whole from the watch and is compared again.
- *   Measured (10,000 WebApps' children built by the operator's builders with the API server's defaults and a
- *   status, shaped, JS heap after a full collection, per WebApp; 2026-12-07): production shape 3,721 -> 2,215 B,
- *   seed shape 1,830 -> 1,384 B (their WebApps not counted).
+ *   nothing; one with another stamp reads the child whole (one GET); any newer version of the child comes whole from
+ *   the watch and is compared again. Not the Deployment (child-kinds.ts `keepsSpec`). Measured (10,000 WebApps'
+ *   children built by the operator's builders with the API server's defaults and a status, shaped, JS heap after a
+ *   full collection, per WebApp, their WebApps not counted; 2026-12-07): production shape 3,721 -> 2,800 B.
  */
 import type { WebAppObject } from "../api/webapp.ts";
 import type { KubeObject, ObjectMeta, OwnerReference } from "../kube/types.ts";
@@ -170,20 +168,16 @@ function conditionRead(c: Record<string, unknown>): Record<string, unknown> {
 
 const CONDITION_READ = ["type", "status", "reason", "message"] as const;
 
-/** What of a child's spec the operator reads besides the drift check (child-kinds.ts `specRead`). */
-export type SpecRead = (spec: Record<string, unknown>) => Record<string, unknown> | undefined;
-
 /**
  * The stamp a verified child carries (see the module doc): a symbol-keyed property that is not enumerable, so no copy
  * (a spread) or JSON of the child carries it on: only the cached instance claims what it was compared against.
  */
 const VERIFIED: unique symbol = Symbol("verified against the intent of this stamp");
 
-/** `obj` (a cached child of ours) as kept once found carrying the intent of `stamp`: without its spec but `specRead`. */
-export function verifiedChild(obj: KubeObject, stamp: number, specRead?: SpecRead): KubeObject {
-  const { spec, ...rest } = obj;
-  const kept = specRead && isRecord(spec) ? specRead(spec) : undefined;
-  return Object.defineProperty(kept !== undefined ? { ...rest, spec: kept } : rest, VERIFIED, { value: stamp });
+/** `obj` (a cached child of ours) as kept once found carrying the intent of `stamp`: without its spec, stamped. */
+export function verifiedChild(obj: KubeObject, stamp: number): KubeObject {
+  const { spec: _dropped, ...rest } = obj;
+  return Object.defineProperty(rest, VERIFIED, { value: stamp });
 }
 
 /** The stamp of a verified child (verifiedChild); undefined for a child kept whole. */

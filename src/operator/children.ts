@@ -16,7 +16,8 @@
  *   creates its workload and names the others as next; their pass announces nothing more, unless it is another
  *   leader's (which does not know).
  * - A cached child found carrying its intent is kept without its spec from then on (cache-shape.ts `verifiedChild`,
- *   swapped in for the same version), until the watch brings a newer one.
+ *   swapped in for the same version; not the Deployment: child-kinds.ts `keepsSpec`), until the watch brings a
+ *   newer one.
  * - A child is reported (`live`) only once the cache has shown it: one this pass created, or one only the memory
  *   of our write stands for, is `pending`, which the status reports as being created, never as existing.
  * - Remembers between passes in the reconciler's two memories (expectations.ts): the children it wrote until the
@@ -50,6 +51,7 @@ import {
   type ChildOutcome,
   type ConvergeContext,
   convergeChild,
+  intentStamp,
   removeChild,
 } from "./converge.ts";
 import type { WebAppMemo, WebAppMemory, WrittenChildren } from "./expectations.ts";
@@ -148,8 +150,14 @@ export async function convergeChildren(
   const converge = async ({ kind, child, key, cached, found }: PassChild): Promise<ChildOutcome> => {
     if (!child) return removeChild(ctx, kind, found);
     const outcome = await convergeChild(ctx, child, found);
-    if (outcome.kind === "converged" && outcome.verified !== undefined && cached && sameVersion(outcome.live, cached))
-      deps.children[kind.kind].swap?.(cached, verifiedChild(cached, outcome.verified, kind.specRead));
+    if (
+      outcome.kind === "converged" &&
+      outcome.verified &&
+      !kind.keepsSpec &&
+      cached &&
+      sameVersion(outcome.live, cached)
+    )
+      deps.children[kind.kind].swap?.(cached, verifiedChild(cached, intentStamp(child, ctx.admitted)));
     // What we remembered writing is gone or changed (the chaos soak's app-031): converge from the cache instead.
     if (outcome.kind !== "failed" || !memory.written.contradicted(key, outcome.error)) return outcome;
     return convergeChild(ctx, child, cached);

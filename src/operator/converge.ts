@@ -63,10 +63,10 @@ export type ChildOutcome =
   /**
    * The child is ours and carries the intent; `live` is the object as the API server last returned it. A create
    * or apply says what admission made of it (`admitted`, possibly none), which replaces this kind's records.
-   * `verified`: nothing was written because `live` was compared with the intent of this stamp (intentStamp) and
-   * carries it, so the cache may keep it without its spec (cache-shape.ts verifiedChild).
+   * `verified`: nothing was written because `live` was compared with the intent and carries it, so the cache may
+   * keep it without its spec (cache-shape.ts verifiedChild), stamped with the intent's intentStamp.
    */
-  | { kind: "converged"; live: KubeObject; wrote?: Wrote; admitted?: AdmittedField[]; verified?: number }
+  | { kind: "converged"; live: KubeObject; wrote?: Wrote; admitted?: AdmittedField[]; verified?: true }
   /** Someone else's object has the child's name; nothing was written. */
   | { kind: "blocked"; problem: Problem }
   /** A read or write failed (forbidden, rejected, API error): reported, then retried with backoff. */
@@ -112,11 +112,10 @@ export async function convergeChild(
  * verified (cache-shape.ts) is converged as it is when its stamp is this intent's, and read whole when not.
  */
 async function converge(ctx: ConvergeContext, child: Child, cached: KubeObject): Promise<ChildOutcome> {
-  const stamp = intentStamp(child, ctx.admitted);
   const kept = verifiedStamp(cached);
   let found = cached;
   if (kept !== undefined && isControlledBy(cached, ctx.webapp)) {
-    if (kept === stamp) return { kind: "converged", live: cached };
+    if (kept === intentStamp(child, ctx.admitted)) return { kind: "converged", live: cached };
     const fresh = await getOrUndefined(ctx, child);
     if (!fresh) return create(ctx, child); // deleted since the cache showed it: its event is on the way
     found = fresh;
@@ -125,9 +124,9 @@ async function converge(ctx: ConvergeContext, child: Child, cached: KubeObject):
     ? ({ kind: "converged", live: found } as const)
     : await adoptOrBlock(ctx, child, found);
   if (owned.kind !== "converged") return owned;
-  const updated = await update(ctx, child, owned.live, stamp);
+  const updated = await update(ctx, child, owned.live);
   if (updated.wrote) return updated;
-  return updated.verified !== undefined ? { ...owned, verified: updated.verified } : owned;
+  return updated.verified ? { ...owned, verified: true } : owned;
 }
 
 /**
@@ -280,12 +279,12 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
  * of ours, which ownership.ts now hands over too, had hidden the create's. This heals children an earlier
  * version left so, and any other way such a leftover arises.)
  */
-async function update(ctx: ConvergeContext, child: Child, live: KubeObject, stamp: number): Promise<Converged> {
+async function update(ctx: ConvergeContext, child: Child, live: KubeObject): Promise<Converged> {
   const check = needsApply(child.desired, live);
   const changes = drift(child.kind, check, ctx.admitted);
   const changed = changes.length > 0;
   const leftover = check.extra > 0 && showsCreateEntry(live, FIELD_MANAGER);
-  if (!changed && !leftover) return { kind: "converged", live, verified: stamp };
+  if (!changed && !leftover) return { kind: "converged", live, verified: true };
   const handedOver = reshapes(changes) || leftover ? await handOver(ctx, child, live) : false;
   if (!changed && !handedOver) return { kind: "converged", live };
   await keepReplicas(ctx, child, live);

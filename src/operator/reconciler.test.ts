@@ -713,28 +713,37 @@ describe("a child found carrying its intent (cache-shape.ts verifiedChild)", () 
     expect(await w.reconcile()).toEqual(done());
     return w;
   };
-  const isDep = (a: string) => a.endsWith("test-app-deployment");
-  const image = (w: ReturnType<typeof world>) =>
-    (w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment") as Record<string, any>).spec.template.spec
-      .containers[0].image;
+  const PDB = "test-app-pdb";
+  const PDB_PATH = `${PDBS}/${PDB}`;
+  const isPdb = (a: string) => a.includes("poddisruptionbudgets");
+  const budget = (w: ReturnType<typeof world>) =>
+    w.api.object(POD_DISRUPTION_BUDGET_RESOURCE, "default", PDB)?.spec as Record<string, unknown> | undefined;
+  /** The WebApp's spec with another disruption budget: a new intent for its PodDisruptionBudget alone. */
+  const budgetOf = (w: ReturnType<typeof world>, maxUnavailable: number) =>
+    w.stored({
+      ...(w.webapps.get(KEY) as WebAppObject),
+      spec: { ...testApp().spec, disruptionBudget: { maxUnavailable } },
+    });
   const actionsOf = async (w: ReturnType<typeof world>, pass: () => Promise<unknown>): Promise<string[]> => {
     const before = w.api.actions.length;
     await pass();
     return w.api.actions.slice(before).map((a) => `${a.method} ${a.path}`);
   };
 
-  test("is kept without its spec (a Deployment keeps its replicas), at the same version, and stamped", async () => {
+  test("is kept without its spec at the same version, stamped; the Deployment is kept whole", async () => {
     const w = await verified();
-    const dep = w.deployments.get("default/test-app-deployment") as KubeObject;
     const svc = w.services.get("default/test-app-svc") as KubeObject;
-    expect(dep.spec).toEqual({ replicas: 3 });
+    const pdb = w.budgets.get(`default/${PDB}`) as KubeObject;
     expect(svc.spec).toBeUndefined();
-    expect(w.budgets.get("default/test-app-pdb")?.spec).toBeUndefined();
-    expect(dep.metadata.resourceVersion).toBe(
-      w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.resourceVersion,
+    expect(pdb.spec).toBeUndefined();
+    expect(pdb.metadata.resourceVersion).toBe(
+      w.api.object(POD_DISRUPTION_BUDGET_RESOURCE, "default", PDB)?.metadata.resourceVersion,
     );
-    expect(verifiedStamp(dep)).toBeDefined();
-    expect(dep.status).toEqual(liveDeployment(testApp()).status);
+    expect(verifiedStamp(svc)).toBeDefined();
+    expect(svc.status).toEqual(liveService(testApp()).status);
+    const dep = w.deployments.get("default/test-app-deployment") as KubeObject;
+    expect(dep.spec).toEqual(liveDeployment(testApp()).spec);
+    expect(verifiedStamp(dep)).toBeUndefined();
   });
 
   test("costs no request in the passes that follow, nor after a restart (the stamp is the intent's, not the process's)", async () => {
@@ -746,47 +755,44 @@ describe("a child found carrying its intent (cache-shape.ts verifiedChild)", () 
 
   test("under a new intent is read whole once and applied; the children the change does not touch send nothing", async () => {
     const w = await verified();
-    w.stored({ ...(w.webapps.get(KEY) as WebAppObject), spec: { ...testApp().spec, image: "nginx:1.27" } });
+    budgetOf(w, 2);
     const sent = await actionsOf(w, () => w.reconcile());
-    expect(sent.filter(isDep)).toEqual([`GET ${DEP_PATH}`, `PATCH ${DEP_PATH}`]);
-    expect(sent.filter((a) => !isDep(a) && !a.endsWith("/status") && !a.includes("/events"))).toEqual([]);
-    expect(image(w)).toBe("nginx:1.27");
+    expect(sent.filter(isPdb)).toEqual([`GET ${PDB_PATH}`, `PATCH ${PDB_PATH}`]);
+    expect(sent.filter((a) => !isPdb(a) && !a.endsWith("/status") && !a.includes("/events"))).toEqual([]);
+    expect(budget(w)?.maxUnavailable).toBe(2);
   });
 
   test("under a new intent it already carries (someone made it so): read whole, nothing written, kept stamped anew", async () => {
     const w = await verified();
-    const live = structuredClone(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")) as Record<
-      string,
-      any
-    >;
-    live.spec.template.spec.containers[0].image = "nginx:1.27";
-    const edited = w.api.put(DEPLOYMENT_RESOURCE, live as KubeObject); // the watch has not delivered it yet
-    w.stored({ ...(w.webapps.get(KEY) as WebAppObject), spec: { ...testApp().spec, image: "nginx:1.27" } });
-    expect((await actionsOf(w, () => w.reconcile())).filter(isDep)).toEqual([`GET ${DEP_PATH}`]);
+    const live = structuredClone(w.api.object(POD_DISRUPTION_BUDGET_RESOURCE, "default", PDB)) as Record<string, any>;
+    live.spec.maxUnavailable = 2;
+    const edited = w.api.put(POD_DISRUPTION_BUDGET_RESOURCE, live as KubeObject); // the watch has not delivered it yet
+    budgetOf(w, 2);
+    expect((await actionsOf(w, () => w.reconcile())).filter(isPdb)).toEqual([`GET ${PDB_PATH}`]);
     w.watched("update", edited);
-    expect((await actionsOf(w, () => w.reconcile())).filter(isDep)).toEqual([]);
-    expect(w.deployments.get("default/test-app-deployment")?.spec).toEqual({ replicas: 3 });
+    expect((await actionsOf(w, () => w.reconcile())).filter(isPdb)).toEqual([]);
+    expect(w.budgets.get(`default/${PDB}`)?.spec).toBeUndefined();
   });
 
   test("changed by someone comes whole from the watch and is applied back", async () => {
     const w = await verified();
-    const live = structuredClone(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")) as Record<
-      string,
-      any
-    >;
-    live.spec.replicas = 7;
-    w.watched("update", w.api.put(DEPLOYMENT_RESOURCE, live as KubeObject));
-    expect((await actionsOf(w, () => w.reconcile())).filter(isDep)).toEqual([`PATCH ${DEP_PATH}`]);
-    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.spec).toMatchObject({ replicas: 3 });
+    const live = structuredClone(w.api.object(SERVICE_RESOURCE, "default", "test-app-svc")) as Record<string, any>;
+    live.spec.ports[0].targetPort = 1;
+    w.watched("update", w.api.put(SERVICE_RESOURCE, live as KubeObject));
+    expect((await actionsOf(w, () => w.reconcile())).filter((a) => a.includes("/services"))).toEqual([
+      `PATCH ${SVC_PATH}`,
+    ]);
+    const svc = w.api.object(SERVICE_RESOURCE, "default", "test-app-svc") as Record<string, any>;
+    const ports = svc.spec.ports as { targetPort: unknown }[];
+    expect(ports[0]?.targetPort).toBe(80);
   });
 
   test("gone from the API server while the cache still shows it, under a new intent: created again", async () => {
     const w = await verified();
-    await w.api.client.delete(DEPLOYMENT_RESOURCE, "test-app-deployment", "default");
-    w.stored({ ...(w.webapps.get(KEY) as WebAppObject), spec: { ...testApp().spec, image: "nginx:1.27" } });
-    const sent = (await actionsOf(w, () => w.reconcile())).filter((a) => a.includes("deployments"));
-    expect(sent).toEqual([`GET ${DEP_PATH}`, `POST ${DEPS}`]);
-    expect(image(w)).toBe("nginx:1.27");
+    await w.api.client.delete(POD_DISRUPTION_BUDGET_RESOURCE, PDB, "default");
+    budgetOf(w, 2);
+    expect((await actionsOf(w, () => w.reconcile())).filter(isPdb)).toEqual([`GET ${PDB_PATH}`, `POST ${PDBS}`]);
+    expect(budget(w)?.maxUnavailable).toBe(2);
   });
 });
 

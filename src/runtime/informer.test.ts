@@ -158,6 +158,13 @@ describe("informer", () => {
     expect(await m.waitForSync(ctl.signal)).toBe(true);
     expect(seen.sort()).toEqual(["a/x", "b/y"]);
     expect(m.get("b/y")?.metadata.name).toBe("y");
+    // A swap reaches the namespace's own store, and no handler hears of it.
+    const y = m.get("b/y") as KubeObject;
+    const slim = { metadata: y.metadata };
+    expect(m.swap(y, slim)).toBe(true);
+    expect(b.get("b/y")).toBe(slim);
+    expect(m.swap(y, { metadata: y.metadata })).toBe(false); // no longer the instance stored
+    expect(seen).toHaveLength(2);
     ctl.abort();
     await done;
   });
