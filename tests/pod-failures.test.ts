@@ -3,13 +3,17 @@
  * (tests/cluster/stages/pod-waiting.yaml) in ErrImagePull, ImagePullBackOff, InvalidImageName,
  * CrashLoopBackOff and CreateContainerConfigError, and pods the real scheduler cannot place (a LimitRange
  * gives them a CPU request no node has). Each WebApp is Stalled and Degraded with the pod's reason and
- * message, kstatus says Failed, one Warning event is recorded; fixing the image clears it.
+ * message, kstatus says Failed, one Warning event is recorded; fixing the image clears it. And a pod that the node
+ * lifecycle controller marked not ready (its node's heartbeat went stale) makes its WebApp not Ready until the
+ * pod is ready again (tests/cluster/stages/pod-ready-again.yaml plays the kubelet there).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeObject, ResourceType } from "../src/kube/types.ts";
+import { webAppSelector } from "../src/operator/desired.ts";
 import { kstatus } from "./kstatus/kstatus.ts";
 import { startOperator, type OperatorProcess } from "./_operator.ts";
 import {
+  PODS,
   WEBAPPS,
   conditionOf,
   ensureCrd,
@@ -130,5 +134,44 @@ describe("a WebApp whose pods no node can take", () => {
     );
     expect((await kstatus([w]))[0]?.status).toBe("Failed");
     console.error(`unschedulable surfaced after ${ms} ms`);
+  });
+});
+
+describe("a WebApp whose pod its node's controller marked not ready", () => {
+  const readyIs = (name: string, status: string) => async () => {
+    const w = await getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
+    return conditionOf(w, "Ready")?.status === status ? w : undefined;
+  };
+  const podReady = (p: KubeObject) =>
+    (p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find(
+      (c) => c.type === "Ready",
+    )?.status;
+
+  test("is not Ready while the pod is, and Ready again once the pod's readiness is reported again", async () => {
+    await kube.create(WEBAPPS, webapp("node-lost", ns.name, { image: "nginx:1.25", replicas: 1, port: 80 }));
+    await eventually(readyIs("node-lost", "True"), WITHIN_MS, "node-lost to be Ready");
+    const before = await kube.list(PODS, { namespace: ns.name, labelSelector: webAppSelector("node-lost") });
+    expect(before.items).toHaveLength(1);
+    const podName = (before.items[0] as KubeObject).metadata.name ?? "";
+    // What the node lifecycle controller writes on a node whose heartbeat is stale (MarkPodsNotReady): the
+    // pod's Ready condition False, nothing else; its containers still say ready.
+    const marked = Date.now();
+    await kube.patch(
+      PODS,
+      podName,
+      ns.name,
+      { status: { conditions: [{ type: "Ready", status: "False", lastTransitionTime: new Date().toISOString() }] } },
+      "strategic",
+      { subresource: "status" },
+    );
+    // The stage waits 5 s before it reports the pod ready again: the WebApp must say so before then.
+    await eventually(readyIs("node-lost", "False"), 5_000, "node-lost to be not Ready while its pod is not");
+    const notReadyAfter = Date.now() - marked;
+    await eventually(readyIs("node-lost", "True"), 30_000, "node-lost to be Ready again");
+    const after = await kube.list(PODS, { namespace: ns.name, labelSelector: webAppSelector("node-lost") });
+    expect(after.items.map((p) => [p.metadata.name, podReady(p)])).toEqual([[podName, "True"]]);
+    console.error(
+      `not Ready ${notReadyAfter} ms after the pod was marked, Ready again after ${Date.now() - marked} ms`,
+    );
   });
 });
