@@ -250,7 +250,10 @@ async function adoptOrBlock(ctx: ConvergeContext, child: Child, found: KubeObjec
   if (!previousIncarnation(found, webapp) || !(await ctx.ownerExists()))
     return { kind: "blocked", problem: resourceExistsProblem(child.kind, found) };
   const { name, namespace } = found.metadata as { name: string; namespace: string };
-  const fresh = await client.get<KubeObject>(child.rt, name, namespace, ctx.signal);
+  const fresh = await getOrUndefined(ctx, child);
+  // Gone since the cache showed it: the garbage collector deleted the previous WebApp's child, its event is on the
+  // way (a watch that lags after an API server restart: the chaos soak's app-013 was Degraded for 6 s before).
+  if (!fresh) return create(ctx, child);
   if (isControlledBy(fresh, webapp)) return { kind: "converged", live: fresh };
   const previous = previousIncarnation(fresh, webapp);
   if (!previous) return { kind: "blocked", problem: resourceExistsProblem(child.kind, fresh) };

@@ -1501,6 +1501,21 @@ describe("children left by a previous WebApp of the same name (deleted and creat
     ).toEqual([APPLY]);
   });
 
+  test("gone from the API server while the cache still shows them (the garbage collector deleted them): created anew in that pass, nothing Degraded", async () => {
+    const w = world();
+    const stale = w.cached(leftOver());
+    await w.api.client.delete(DEPLOYMENT_RESOURCE, stale.metadata.name ?? "", "default"); // its event not seen yet
+    w.stored(testApp());
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const onDeployment = w.api.actions.slice(before).filter((a) => a.path === DEP_PATH || a.path === DEPS);
+    expect(onDeployment.map((a) => `${a.method} ${a.path}`)).toEqual([`GET ${DEP_PATH}`, `POST ${DEPS}`]);
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.ownerReferences).toEqual([
+      { ...previous, uid: "uid-1" },
+    ]);
+    expect(w.statusWrites().map((s) => degraded(s)?.status ?? "none")).not.toContain("True");
+  });
+
   test("are left alone and reported when the cached WebApp is itself stale (the API server has a newer one)", async () => {
     const w = world();
     w.cached(leftOver());
