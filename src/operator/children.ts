@@ -50,6 +50,8 @@ import {
   type Child,
   type ChildOutcome,
   type ConvergeContext,
+  contradicts,
+  convergeAfresh,
   convergeChild,
   intentStamp,
   removeChild,
@@ -158,9 +160,11 @@ export async function convergeChildren(
       sameVersion(outcome.live, cached)
     )
       deps.children[kind.kind].swap?.(cached, verifiedChild(cached, intentStamp(child, ctx.admitted)));
-    // What we remembered writing is gone or changed (the chaos soak's app-031): converge from the cache instead.
-    if (outcome.kind !== "failed" || !memory.written.contradicted(key, outcome.error)) return outcome;
-    return convergeChild(ctx, child, cached);
+    if (outcome.kind !== "failed" || !contradicts(outcome.error)) return outcome;
+    // What we remembered writing is gone or was re-created (the chaos soak's app-031): with nothing cached, created
+    // (a create that finds one converges it); what the cache showed is behind: read afresh.
+    if (memory.written.contradicted(key, outcome.error) && !cached) return convergeChild(ctx, child, undefined);
+    return convergeAfresh(ctx, child);
   };
   let outcomes: ChildOutcome[];
   let later = false;

@@ -108,6 +108,29 @@ export async function convergeChild(
 }
 
 /**
+ * The API server contradicted the object a pass went by (`contradicts`): NotFound, the child was deleted since; a
+ * Conflict, our apply's uid precondition, so it was created again since. Either way the cache (or the memory of a
+ * write) is behind: a watch that lags, e.g. waiting out its backoff before re-listing after an API server restart.
+ * `convergeAfresh` converges once more from what the API server has now, read whole (one GET), or creates the
+ * child when it has none. Before, the pass failed, said Degraded and backed off until the watch caught up: 767 passes
+ * failed so in one 10-minute chaos soak (2026-12-07).
+ */
+export function contradicts(error: unknown): boolean {
+  return error instanceof KubeError && (error.code === 404 || error.code === 409); // as answered, not as re-read
+}
+
+export async function convergeAfresh(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {
+  let fresh: KubeObject | undefined;
+  try {
+    fresh = await getOrUndefined(ctx, child);
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    return { kind: "failed", problem: failedProblem(child, e), error: e };
+  }
+  return convergeChild(ctx, child, fresh);
+}
+
+/**
  * An existing object of the child's name: updated if it is ours (or adopted), else blocked. One the cache keeps
  * verified (cache-shape.ts) is converged as it is when its stamp is this intent's, and read whole when not.
  */

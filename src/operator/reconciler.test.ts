@@ -1326,17 +1326,61 @@ describe("a Deployment someone scaled down", () => {
     expect(w.statusWrites()).toHaveLength(1);
   });
 
-  test("is not overwritten when it was replaced since the cache saw it (the uid precondition fails)", async () => {
+  test("replaced since the cache saw it: the apply's uid precondition fails, the new one is read whole and converged", async () => {
     const w = world();
     const cachedDep = w.cached(liveDeployment(testApp(), 1));
     w.api.put(DEPLOYMENT_RESOURCE, { ...cachedDep, metadata: { ...cachedDep.metadata, uid: "uid-new" } });
     w.cached(liveService(testApp()));
     w.cached(liveBudget(testApp()));
     w.stored(testApp());
-    const err = await w.reconcile().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(KubeError);
-    expect((err as KubeError).reason).toBe("Conflict");
-    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.uid).toBe("uid-new");
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const onDeployment = w.api.actions.slice(before).filter((a) => a.path === DEP_PATH);
+    const uidOf = (a: { body: unknown }) => (a.body as KubeObject | undefined)?.metadata?.uid;
+    // the apply to the cached one (refused), the read, the apply to the new one (compared with it)
+    expect(onDeployment.map((a) => [a.method, uidOf(a)])).toEqual([
+      ["PATCH", cachedDep.metadata.uid],
+      ["GET", undefined],
+      ["PATCH", "uid-new"],
+    ]);
+    const live = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
+    expect([live?.metadata.uid, (live?.spec as { replicas?: number } | undefined)?.replicas]).toEqual(["uid-new", 3]);
+    expect(degraded(w.statusWrites().at(-1))?.status).not.toBe("True");
+  });
+
+  test("deleted since the cache saw it (its event not seen yet): the apply is refused, the read finds none, created", async () => {
+    const w = world();
+    const cachedDep = w.cached(liveDeployment(testApp(), 1));
+    await w.api.client.delete(DEPLOYMENT_RESOURCE, cachedDep.metadata.name ?? "", "default");
+    w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(testApp());
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const onDeployment = w.api.actions.slice(before).filter((a) => a.path === DEP_PATH || a.path === DEPS);
+    expect(onDeployment.map((a) => `${a.method} ${a.path === DEPS ? "(create)" : ""}`.trim())).toEqual([
+      "PATCH",
+      "GET",
+      "POST (create)",
+    ]);
+    const live = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
+    expect((live?.spec as { replicas?: number } | undefined)?.replicas).toBe(3);
+    expect(w.statusWrites().map((st) => degraded(st)?.status)).not.toContain("True");
+  });
+
+  test("replaced since the cache saw it by someone else's: read whole, never written, reported", async () => {
+    const w = world();
+    const cachedDep = w.cached(liveDeployment(testApp(), 1));
+    const { ownerReferences: _ours, ...theirs } = cachedDep.metadata;
+    w.api.put(DEPLOYMENT_RESOURCE, { ...cachedDep, metadata: { ...theirs, uid: "uid-theirs" } });
+    w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(testApp());
+    await w.reconcile();
+    const writes = w.writes().filter((a) => a.path === DEP_PATH);
+    expect(writes.map((a) => (a.body as KubeObject).metadata.uid)).toEqual([cachedDep.metadata.uid]); // refused
+    expect(w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment")?.metadata.uid).toBe("uid-theirs");
+    expect(degraded(w.statusWrites().at(-1))?.reason).toBe("ResourceExists");
   });
 });
 
