@@ -9,7 +9,8 @@
  * - Every create (POST, or an apply of a missing object) sets uid, resourceVersion, generation 1 and
  *   creationTimestamp (from `now`, whole seconds as the API server writes it).
  * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object or merges the intent into the stored one (generation bumped when spec changes); a
- *   metadata.uid in the intent is a precondition (409 Conflict when it differs or the object is missing);
+ *   metadata.uid in the intent must be the object's, answered as the API server does: 409 Conflict ("uid mismatch")
+ *   when the object is missing, 422 Invalid (metadata.uid "field is immutable") when it has another uid;
  *   a metadata.resourceVersion is one on an existing object (409 when it differs) and ignored on a create,
  *   as the API server does.
  *   Field ownership is not modelled: tests assert the `force` query themselves.
@@ -73,6 +74,7 @@ class Answer {
     readonly code: number,
     readonly message: string,
     readonly reason = REASONS[code] ?? "Unknown",
+    readonly causes?: { field: string; reason: string; message: string }[],
   ) {}
   status(): Status {
     return {
@@ -82,6 +84,7 @@ class Answer {
       message: this.message,
       reason: this.reason,
       code: this.code,
+      ...(this.causes ? { details: { causes: this.causes } } : {}),
     };
   }
 }
@@ -133,11 +136,16 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
         return cur;
       case "PATCH application/apply-patch+yaml": {
         const { uid, ...meta } = body.metadata ?? {};
-        if (uid !== undefined && uid !== cur?.metadata.uid) {
+        if (uid !== undefined && !cur)
           throw new Answer(
             409,
-            `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur?.metadata.uid ?? ""}`,
+            `Operation cannot be fulfilled on "${nameOf(key)}": uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
           );
+        if (uid !== undefined && cur && uid !== cur.metadata.uid) {
+          const why = `Invalid value: "${uid}": field is immutable`;
+          throw new Answer(422, `"${nameOf(key)}" is invalid: metadata.uid: ${why}`, "Invalid", [
+            { field: "metadata.uid", reason: "FieldValueInvalid", message: why },
+          ]);
         }
         if (cur && meta.resourceVersion !== undefined && meta.resourceVersion !== cur.metadata.resourceVersion)
           throw modified(key);

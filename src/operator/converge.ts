@@ -108,15 +108,18 @@ export async function convergeChild(
 }
 
 /**
- * The API server contradicted the object a pass went by (`contradicts`): NotFound, the child was deleted since; a
- * Conflict, our apply's uid precondition, so it was created again since. Either way the cache (or the memory of a
- * write) is behind: a watch that lags, e.g. waiting out its backoff before re-listing after an API server restart.
+ * The API server contradicted the object a pass went by (`contradicts`): 404, the child was deleted since; an apply
+ * that named its uid answered 409 ("uid mismatch": none there) or 422 on metadata.uid ("field is immutable": another
+ * one there), so it was deleted or created again since. Either way the cache (or the memory of a write) is behind: a
+ * watch that lags, e.g. waiting out its backoff before re-listing after an API server restart.
  * `convergeAfresh` converges once more from what the API server has now, read whole (one GET), or creates the
  * child when it has none. Before, the pass failed, said Degraded and backed off until the watch caught up: 767 passes
  * failed so in one 10-minute chaos soak (2026-12-07).
  */
 export function contradicts(error: unknown): boolean {
-  return error instanceof KubeError && (error.code === 404 || error.code === 409); // as answered, not as re-read
+  if (!(error instanceof KubeError)) return false;
+  if (error.code === 404 || error.code === 409) return true; // as answered, not as re-read
+  return error.code === 422 && (error.status?.details?.causes ?? []).some((c) => c.field === "metadata.uid");
 }
 
 export async function convergeAfresh(ctx: ConvergeContext, child: Child): Promise<ChildOutcome> {

@@ -59,10 +59,26 @@ describe("written children", () => {
     expect(w.resolve("default/web", undefined)).toBeUndefined();
   });
 
-  test("give way to a cached object with another uid (replaced since), whatever its resourceVersion", () => {
+  test("give way to a cached object with another uid and a newer resourceVersion (replaced since)", () => {
     const w = new WrittenChildren(createFakeClock());
     w.remember("default/web", obj("u1", "20"), true);
-    expect(w.resolve("default/web", obj("u2", "5"))?.metadata.uid).toBe("u2");
+    expect(w.resolve("default/web", obj("u2", "25"))?.metadata.uid).toBe("u2");
+    expect(w.size).toBe(0);
+  });
+
+  test("a creation stands over a cached object with another uid and an older resourceVersion (the one it replaced)", () => {
+    // Our create replaced an object the cache still shows, its deletion not seen yet (a watch waiting to re-list):
+    // converging from that one applies its uid to ours, which the API server refuses ("field is immutable").
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u2", "20"), true);
+    expect(w.resolve("default/web", obj("u1", "5"))?.metadata.uid).toBe("u2");
+    expect(w.size).toBe(1);
+  });
+
+  test("an update of ours gives way to a cached object with another uid, whatever its resourceVersion, as before", () => {
+    const w = new WrittenChildren(createFakeClock());
+    w.remember("default/web", obj("u2", "20"), false);
+    expect(w.resolve("default/web", obj("u1", "5"))?.metadata.uid).toBe("u1");
     expect(w.size).toBe(0);
   });
 

@@ -92,7 +92,11 @@ export class WrittenChildren {
       return cached;
     }
     if (!cached && mine.created) return mine.obj;
-    if (cached && cached.metadata.uid === mine.obj.metadata.uid && isOlder(cached, mine.obj)) return mine.obj;
+    // The cache shows a version from before our write: of the same object, or (our write created it again) of the
+    // one it replaced, which the watch has not said is gone (the chaos soak of 2026-12-07: applied with that one's
+    // uid, refused as "field is immutable").
+    const same = cached?.metadata.uid === mine.obj.metadata.uid;
+    if (cached && (same || mine.created) && isOlder(cached, mine.obj)) return mine.obj;
     this.#written.delete(key);
     return cached;
   }

@@ -1368,6 +1368,28 @@ describe("a Deployment someone scaled down", () => {
     expect(w.statusWrites().map((st) => degraded(st)?.status)).not.toContain("True");
   });
 
+  test("deleted since, created again by the pass, the cache still behind: the next pass goes by our create, not the old one", async () => {
+    // The chaos soak of 2026-12-07 (app-052): the pass after the re-creation converged from the cached old
+    // Deployment, applied with its uid, and the API server refused it ("metadata.uid: field is immutable").
+    const w = world();
+    // resourceVersions are etcd revisions, increasing across objects: the old one's is below anything written next
+    const dep = liveDeployment(testApp(), 1);
+    const old = w.cached({ ...dep, metadata: { ...dep.metadata, resourceVersion: "50" } });
+    await w.api.client.delete(DEPLOYMENT_RESOURCE, old.metadata.name ?? "", "default");
+    w.cached(liveService(testApp()));
+    w.cached(liveBudget(testApp()));
+    w.stored(testApp());
+    await w.reconcile();
+    const created = w.api.object(DEPLOYMENT_RESOURCE, "default", "test-app-deployment");
+    expect(created?.metadata.uid).not.toBe(old.metadata.uid);
+    w.resync(); // a status write moved the WebApp; the Deployment's cache is still the old one
+    const before = w.api.actions.length;
+    await w.reconcile();
+    const applies = w.api.actions.slice(before).filter((a) => a.path === DEP_PATH && a.method === "PATCH");
+    expect(applies.map((a) => (a.body as KubeObject).metadata?.uid)).not.toContain(old.metadata.uid);
+    expect(w.statusWrites().map((st) => degraded(st)?.status)).not.toContain("True");
+  });
+
   test("replaced since the cache saw it by someone else's: read whole, never written, reported", async () => {
     const w = world();
     const cachedDep = w.cached(liveDeployment(testApp(), 1));
