@@ -27,6 +27,7 @@ import { exitCodeFor, type StopSignal } from "../src/build/signals.ts";
 import { createKubeClient } from "../src/kube/client.ts";
 import { NAMESPACES } from "../src/kube/resources.ts";
 import type { KubeObject } from "../src/kube/types.ts";
+import { KUBECTL_CACHE_ENV } from "./cluster/kubectl.ts";
 import { mountsUnder } from "./cluster/mounts.ts";
 import { networkName } from "./cluster/netns.ts";
 import { cgroupMounts } from "./cluster/nodes/real.ts";
@@ -46,7 +47,13 @@ function envFor(dir: string, marker: string): Record<string, string | undefined>
     [MARKER_ENV]: marker,
     TMPDIR: scratch, // the bench's and the soak's logs and copies go where afterAll removes them
   };
-  for (const name of ["DEVCTL_TEST_KUBECONFIG", "KUBECONFIG", "DEVCTL_SKIP_LOG", "DEVCTL_KEEP_CLUSTER"])
+  for (const name of [
+    "DEVCTL_TEST_KUBECONFIG",
+    "KUBECONFIG",
+    "DEVCTL_SKIP_LOG",
+    "DEVCTL_KEEP_CLUSTER",
+    KUBECTL_CACHE_ENV,
+  ])
     delete env[name];
   return env;
 }
@@ -270,6 +277,8 @@ describe("on a cluster the command did not start", () => {
 
   test("npm run chaos stops its replicas, deletes its namespaces, leaves the cluster running and exits 130 on SIGINT", async () => {
     const marker = `${runId}-chaos`;
+    const caches = () => readdirSync(scratch).filter((f) => f.startsWith("devctl-kubectl-cache-"));
+    const cachesBefore = caches();
     const r = await signalMidRun({
       cmd: [BUN, "run", "tests/chaos/soak.ts", "--webapps", "5", "--minutes", "1"],
       env: envFor(dir, marker),
@@ -278,6 +287,7 @@ describe("on a cluster the command did not start", () => {
       startMs: 180_000,
     });
     expect(r.code).toBe(130);
+    expect(caches()).toEqual(cachesBefore); // the kubectl cache directory it made is gone too
     // An API server restarted by a fault is the cluster's, whoever started it.
     expect(leftovers(marker, undefined, clusterPids())).toEqual([]);
     expect(await clusterRuns()).toBe(true);

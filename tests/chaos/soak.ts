@@ -13,11 +13,14 @@
  * again), the replicas are stopped and the namespaces deleted (unless --keep); no summary; exit 128 + signo.
  * The cluster itself is never stopped: the soak did not start it.
  */
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { installShutdown, runChild } from "../../src/build/signals.ts";
 import { clusterState } from "../cluster/control.ts";
 import { EXTERNAL_KUBECONFIG_ENV, usingLocalCluster } from "../cluster/env.ts";
+import { KUBECTL_CACHE_ENV } from "../cluster/kubectl.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -53,8 +56,17 @@ if (!(await clusterState())) {
 }
 const root = resolve(import.meta.dir, "../..");
 const shutdown = installShutdown((l) => console.error(l));
+// kubectl's cache directory (tests/_support.ts, which run.ts imports, makes one it cannot remove when none is named):
+// one of the soak's own unless a caller named it, removed on every way out (a clean-up registered first runs last).
+const ownCache = process.env[KUBECTL_CACHE_ENV] ? undefined : mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
+if (ownCache) process.env[KUBECTL_CACHE_ENV] = ownCache;
+const removeCache = () => ownCache && rmSync(ownCache, { recursive: true, force: true });
+shutdown.onShutdown(async () => removeCache());
 const build = await runChild([process.execPath, "run", "src/build/build.ts"], { cwd: root });
-if (build.code !== 0) process.exit(2);
+if (build.code !== 0) {
+  removeCache();
+  process.exit(2);
+}
 
 const { DEFAULT_SOAK, runSoak } = await import("./run.ts");
 const { formatSummary } = await import("./summary.ts");
@@ -71,6 +83,6 @@ shutdown.onShutdown(async () => {
   console.error("interrupted: finishing the fault under way, stopping the replicas and deleting what the soak created");
   await soak.catch(() => undefined);
 });
-const report = await soak;
+const report = await soak.finally(removeCache);
 console.log(`\n${formatSummary(report)}`);
 process.exit(report.ok ? 0 : 1);
