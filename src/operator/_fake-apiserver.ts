@@ -8,10 +8,10 @@
  *   lists the objects stored under it whose labels match its `k=v` terms (and fields, a fieldSelector's).
  * - Every create (POST, or an apply of a missing object) sets uid, resourceVersion, generation 1 and
  *   creationTimestamp (from `now`, whole seconds as the API server writes it).
- * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object or merges the intent into the stored one (generation bumped when spec changes); a
- *   metadata.uid in the intent must be the object's, answered as the API server does: 409 Conflict ("uid mismatch")
- *   when the object is missing, 422 Invalid (metadata.uid "field is immutable") when it has another uid;
- *   a metadata.resourceVersion is one on an existing object (409 when it differs) and ignored on a create,
+ * - Server-side apply (PATCH application/apply-patch+yaml) creates a missing object or merges the intent into the
+ *   stored one; a metadata.uid in the intent must be the object's, answered as the API server does: 409 Conflict
+ *   ("uid mismatch") when the object is missing, 422 Invalid (metadata.uid "field is immutable") when it has another
+ *   uid; a metadata.resourceVersion is one on an existing object (409 when it differs) and ignored on a create,
  *   as the API server does.
  *   Field ownership is not modelled: tests assert the `force` query themselves.
  * - JSON merge patch (RFC 7386) on an object or on its /status subresource (which touches status only); a
@@ -20,6 +20,11 @@
  *   POST records an Update managedFields entry of its fieldManager (what ownership.ts hands over);
  *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes (409 Conflict when its
  *   preconditions' uid or resourceVersion differ from the object's).
+ * - Every write to an existing object (apply, patch, PUT) is stored as the API server stores it: the generation one
+ *   more when the spec changed (never on a status write); a write that changes nothing stores nothing and keeps the
+ *   resourceVersion.
+ * - Checked against kube-apiserver: tests/fake-apiserver-conformance.test.ts sends the same requests to both and
+ *   compares the answers (code, reason, causes, the words of the message that matter, generation, resourceVersion).
  * - Scripted failures: `answer` may return `{ code, message }` for an action, which then fails with that
  *   Status. Failures reach the caller translated by kube/errors.ts, as real answers are.
  * - Mutating admission: `admit`, when set, rewrites every object a create, apply, patch or replace stores (not a
@@ -161,23 +166,18 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
               creationTimestamp: created(),
             },
           });
-        const next = mergePatch(cur, { ...intent, metadata: meta }) as KubeObject;
-        const generation =
-          (cur.metadata.generation ?? 1) + (JSON.stringify(next.spec) === JSON.stringify(cur.spec) ? 0 : 1);
-        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter), generation } });
+        return update(key, cur, mergePatch(cur, { ...intent, metadata: meta }) as KubeObject);
       }
       case "PATCH application/merge-patch+json": {
         if (!cur) throw missing();
         const rv = body.metadata?.resourceVersion;
         if (rv !== undefined && rv !== cur.metadata.resourceVersion) throw modified(key);
         const patch = sub ? { status: (body as { status?: unknown }).status } : body;
-        const next = mergePatch(cur, patch) as KubeObject;
-        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } }, !sub);
+        return update(key, cur, mergePatch(cur, patch) as KubeObject, sub);
       }
       case "PATCH application/json-patch+json": {
         if (!cur) throw missing();
-        const next = jsonPatch(cur, body as unknown as JsonPatchOp[], nameOf(key));
-        return store(key, { ...next, metadata: { ...next.metadata, resourceVersion: String(++counter) } });
+        return update(key, cur, jsonPatch(cur, body as unknown as JsonPatchOp[], nameOf(key)));
       }
       case "POST application/json": {
         const path = `${a.path}/${body.metadata.name}`;
@@ -197,7 +197,7 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
       }
       case "PUT application/json":
         if (!cur) throw missing();
-        return store(key, { ...body, metadata: { ...body.metadata, resourceVersion: String(++counter) } });
+        return update(key, cur, body);
       case "DELETE ":
       case "DELETE application/json": {
         if (!cur) throw missing();
@@ -207,7 +207,7 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
           if (want !== undefined && want !== cur.metadata[field])
             throw new Answer(
               409,
-              `Operation cannot be fulfilled on "${nameOf(key)}": Precondition failed: ${field} in precondition: ${want}, ${field} in object meta: ${cur.metadata[field] ?? ""}`,
+              `Operation cannot be fulfilled on "${nameOf(key)}": the ${field === "uid" ? "UID" : "ResourceVersion"} in the precondition (${want}) does not match the ${field === "uid" ? "UID" : "ResourceVersion"} in record (${cur.metadata[field] ?? ""}). ${field === "uid" ? "The object might have been deleted and then recreated" : "The object might have been modified"}`,
             );
         }
         objects.delete(key);
@@ -216,6 +216,22 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
       default:
         throw new Error(`fake API server: no answer for ${a.method} ${a.path} (${a.contentType})`);
     }
+  }
+
+  /**
+   * A write to the existing object `cur` (`sub`: its status subresource) that makes it `next`, as the API server
+   * stores it: admitted (not a status write); the generation one more when the spec changed (a status write never
+   * changes it); when nothing changed, nothing is written and the resourceVersion stays.
+   */
+  function update(key: string, cur: KubeObject, next: KubeObject, sub?: "status"): KubeObject {
+    const admitted = !sub && api.admit ? api.admit(clone(next)) : next;
+    const bumped = !sub && !same(admitted.spec, cur.spec);
+    const meta: ObjectMeta = { ...admitted.metadata, resourceVersion: cur.metadata.resourceVersion };
+    if (bumped || cur.metadata.generation !== undefined)
+      meta.generation = (cur.metadata.generation ?? 1) + (bumped ? 1 : 0);
+    const candidate = { ...admitted, metadata: meta };
+    if (same(candidate, cur)) return cur;
+    return store(key, { ...candidate, metadata: { ...meta, resourceVersion: String(++counter) } }, false);
   }
 
   function store(key: string, obj: KubeObject, admitted = true): KubeObject {
@@ -308,6 +324,16 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     else if (v !== undefined) out[k] = mergePatch(out[k], v);
   }
   return out;
+}
+
+/** Equal as the API server compares what it would store: the same JSON, keys in any order. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => same(a[k], b[k]));
 }
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);

@@ -1,0 +1,389 @@
+/**
+ * The fake API server (src/operator/_fake-apiserver.ts) against a real one. The reconciler's unit tests are only as
+ * good as the fake's answers: it answered 409 to an apply naming another object's uid where kube-apiserver answers
+ * 422 on metadata.uid, so no unit test could catch the pass that applied a replaced Deployment's uid (3398dc8, found
+ * by the chaos soak). Here the same requests, through the same client, go to both, and what each answers is compared:
+ * - a refusal: its HTTP code, its reason, the fields of its causes, and which of a few phrases its message has;
+ * - an acceptance: what the step reads of the object (generation, whether the resourceVersion moved, a field).
+ * The requests are the ones the operator sends or handles (kube/client.ts): GET, server-side apply with and without
+ * a uid or resourceVersion, JSON merge patch (object and status), JSON patch with a test, POST, PUT, DELETE with
+ * preconditions. A Deployment with 0 replicas is the object (the controller-manager still writes its status, which no
+ * step compares).
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { KubeError } from "../src/kube/errors.ts";
+import type { KubeClient, KubeObject } from "../src/kube/types.ts";
+import { createFakeApiServer } from "../src/operator/_fake-apiserver.ts";
+import { DEPLOYMENTS, eventually, kube, tempNamespace } from "./_support.ts";
+
+const MANAGER = "conformance-test";
+/** Words of an answer's message that the operator or its users may go by. */
+const PHRASES = [
+  "not found",
+  "already exists",
+  "uid mismatch",
+  "field is immutable",
+  "does not match",
+  "has been modified",
+] as const;
+
+/** One server under test: its client, and what earlier steps learned of it (uids, resourceVersions). */
+interface Side {
+  client: KubeClient;
+  namespace: string;
+  memo: Record<string, string>;
+  /** Resolves once nobody else writes the object (the controller-manager's status writes after a change are done). */
+  settled: (name: string) => Promise<void>;
+}
+
+/** What a step observed; equal across the two servers when the fake answers as the real one does. */
+type Observation = Record<string, unknown>;
+
+const deployment = (ns: string, name: string, spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) =>
+  ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: ns, labels: { conformance: name }, ...meta },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { conformance: name } },
+      template: {
+        metadata: { labels: { conformance: name } },
+        spec: { containers: [{ name: "app", image: "registry.invalid/app:v1" }] },
+      },
+      ...spec,
+    },
+  }) as KubeObject;
+
+/** What a step reads of an object it got back: generation, and whether the resourceVersion moved since `since`. */
+function seen(s: Side, obj: KubeObject, since?: string): Observation {
+  const rv = obj.metadata.resourceVersion ?? "";
+  const out: Observation = { generation: obj.metadata.generation };
+  if (since !== undefined) out.resourceVersionMoved = rv !== s.memo[since];
+  s.memo.rv = rv;
+  return out;
+}
+
+const spec = (obj: KubeObject) => obj.spec as { minReadySeconds?: number; replicas?: number };
+
+/** The steps, in order, each run against both servers. */
+const STEPS: [string, (s: Side) => Promise<Observation>][] = [
+  ["GET of a missing object", async (s) => ({ got: await s.client.get(DEPLOYMENTS, "web", s.namespace) })],
+  [
+    "apply creates, a resourceVersion in it ignored",
+    async (s) => {
+      const o = await s.client.apply<KubeObject>(
+        DEPLOYMENTS,
+        deployment(s.namespace, "web", {}, { resourceVersion: "999999" }),
+        { fieldManager: MANAGER },
+      );
+      s.memo.uid = o.metadata.uid ?? "";
+      return seen(s, o);
+    },
+  ],
+  [
+    "apply without the resourceVersion",
+    async (s) => seen(s, await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web"), { fieldManager: MANAGER })),
+  ],
+  [
+    "apply of the same intent: nothing written",
+    async (s) => {
+      await s.settled("web");
+      s.memo.rv = (await s.client.get(DEPLOYMENTS, "web", s.namespace)).metadata.resourceVersion ?? "";
+      return seen(
+        s,
+        await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web"), { fieldManager: MANAGER }),
+        "rv",
+      );
+    },
+  ],
+  [
+    "apply of a changed spec",
+    async (s) =>
+      seen(
+        s,
+        await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web", { minReadySeconds: 5 }), {
+          fieldManager: MANAGER,
+        }),
+      ),
+  ],
+  [
+    "apply naming a stale resourceVersion",
+    async (s) =>
+      seen(
+        s,
+        await s.client.apply(
+          DEPLOYMENTS,
+          deployment(s.namespace, "web", { minReadySeconds: 5 }, { resourceVersion: "1" }),
+          { fieldManager: MANAGER },
+        ),
+      ),
+  ],
+  [
+    "apply naming the object's uid",
+    async (s) =>
+      seen(
+        s,
+        await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web", { minReadySeconds: 5 }, { uid: s.memo.uid }), {
+          fieldManager: MANAGER,
+        }),
+      ),
+  ],
+  [
+    "merge patch naming a stale resourceVersion",
+    async (s) =>
+      seen(
+        s,
+        await s.client.patch(
+          DEPLOYMENTS,
+          "web",
+          s.namespace,
+          { metadata: { resourceVersion: "1", labels: { extra: "x" } } },
+          "merge",
+        ),
+      ),
+  ],
+  [
+    "merge patch of a label",
+    async (s) => {
+      s.memo.rv = (await s.client.get(DEPLOYMENTS, "web", s.namespace)).metadata.resourceVersion ?? "";
+      const o = await s.client.patch<KubeObject>(
+        DEPLOYMENTS,
+        "web",
+        s.namespace,
+        { metadata: { labels: { extra: "x" } } },
+        "merge",
+      );
+      return { ...seen(s, o, "rv"), label: o.metadata.labels?.extra };
+    },
+  ],
+  [
+    "merge patch that changes nothing: nothing written",
+    async (s) => {
+      await s.settled("web");
+      s.memo.rv = (await s.client.get(DEPLOYMENTS, "web", s.namespace)).metadata.resourceVersion ?? "";
+      const o = await s.client.patch<KubeObject>(
+        DEPLOYMENTS,
+        "web",
+        s.namespace,
+        { metadata: { labels: { extra: "x" } } },
+        "merge",
+      );
+      return seen(s, o, "rv");
+    },
+  ],
+  [
+    "PUT of a changed spec",
+    async (s) => {
+      // Unconditional (no resourceVersion): the controller-manager writes the status meanwhile.
+      const { metadata, spec: current } = await s.client.get<KubeObject>(DEPLOYMENTS, "web", s.namespace);
+      const { resourceVersion: _unconditional, ...meta } = metadata;
+      const o = await s.client.replace<KubeObject>(DEPLOYMENTS, {
+        ...deployment(s.namespace, "web"),
+        metadata: meta,
+        spec: { ...(current as object), minReadySeconds: 6 },
+      });
+      return { ...seen(s, o), minReadySeconds: spec(o).minReadySeconds };
+    },
+  ],
+  [
+    "merge patch of the status subresource leaves the spec",
+    async (s) => {
+      const o = await s.client.patch<KubeObject>(
+        DEPLOYMENTS,
+        "web",
+        s.namespace,
+        { spec: { minReadySeconds: 9 }, status: { observedGeneration: 2 } },
+        "merge",
+        { subresource: "status" },
+      );
+      return { ...seen(s, o), minReadySeconds: spec(o).minReadySeconds };
+    },
+  ],
+  [
+    "JSON patch whose test fails",
+    async (s) =>
+      seen(
+        s,
+        await s.client.patch(
+          DEPLOYMENTS,
+          "web",
+          s.namespace,
+          [
+            { op: "test", path: "/spec/minReadySeconds", value: 7 },
+            { op: "replace", path: "/spec/minReadySeconds", value: 8 },
+          ],
+          "json",
+        ),
+      ),
+  ],
+  [
+    "JSON patch whose test holds",
+    async (s) => {
+      const o = await s.client.patch<KubeObject>(
+        DEPLOYMENTS,
+        "web",
+        s.namespace,
+        [
+          { op: "test", path: "/spec/minReadySeconds", value: 6 },
+          { op: "replace", path: "/spec/minReadySeconds", value: 8 },
+        ],
+        "json",
+      );
+      return { ...seen(s, o), minReadySeconds: spec(o).minReadySeconds };
+    },
+  ],
+  [
+    "POST of an existing name",
+    async (s) => seen(s, await s.client.create(DEPLOYMENTS, deployment(s.namespace, "web"), { fieldManager: MANAGER })),
+  ],
+  [
+    "PUT of a missing object",
+    async (s) => seen(s, await s.client.replace(DEPLOYMENTS, deployment(s.namespace, "absent"))),
+  ],
+  [
+    "DELETE with another uid as precondition",
+    async (s) => {
+      await s.client.delete(DEPLOYMENTS, "web", s.namespace, { preconditions: { uid: "0000-not-its-uid" } });
+      return { deleted: true };
+    },
+  ],
+  [
+    "DELETE with a stale resourceVersion as precondition",
+    async (s) => {
+      await s.client.delete(DEPLOYMENTS, "web", s.namespace, { preconditions: { resourceVersion: "1" } });
+      return { deleted: true };
+    },
+  ],
+  [
+    "DELETE with its uid and resourceVersion as preconditions",
+    async (s) => {
+      const o = await s.client.get(DEPLOYMENTS, "web", s.namespace);
+      await s.client.delete(DEPLOYMENTS, "web", s.namespace, {
+        preconditions: { uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion },
+      });
+      return { deleted: true };
+    },
+  ],
+  ["GET after the delete", async (s) => ({ got: await s.client.get(DEPLOYMENTS, "web", s.namespace) })],
+  [
+    "apply naming the uid of the deleted object, none there",
+    async (s) =>
+      seen(
+        s,
+        await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web", {}, { uid: s.memo.uid }), {
+          fieldManager: MANAGER,
+        }),
+      ),
+  ],
+  [
+    "apply creates the object again",
+    async (s) => {
+      const o = await s.client.apply<KubeObject>(DEPLOYMENTS, deployment(s.namespace, "web"), {
+        fieldManager: MANAGER,
+      });
+      return { ...seen(s, o), newUid: o.metadata.uid !== s.memo.uid };
+    },
+  ],
+  [
+    "apply naming the uid of the deleted object, another there",
+    async (s) =>
+      seen(
+        s,
+        await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web", {}, { uid: s.memo.uid }), {
+          fieldManager: MANAGER,
+        }),
+      ),
+  ],
+  [
+    "merge patch of a missing object",
+    async (s) => seen(s, await s.client.patch(DEPLOYMENTS, "absent", s.namespace, { metadata: {} }, "merge")),
+  ],
+  [
+    "DELETE of a missing object",
+    async (s) => {
+      await s.client.delete(DEPLOYMENTS, "absent", s.namespace);
+      return { deleted: true };
+    },
+  ],
+  [
+    "LIST by label",
+    async (s) => {
+      const list = await s.client.list(DEPLOYMENTS, { namespace: s.namespace, labelSelector: "conformance=web" });
+      return { names: list.items.map((o) => o.metadata.name) };
+    },
+  ],
+];
+
+/** A step's result: what it observed, or how the server refused it. */
+async function run(s: Side, step: (s: Side) => Promise<Observation>): Promise<Observation> {
+  try {
+    const observed = await step(s);
+    // An object a GET returned is not compared whole (times, uids and managedFields differ by nature).
+    return "got" in observed ? { got: "an object" } : { ok: observed };
+  } catch (e) {
+    if (!(e instanceof KubeError)) throw e;
+    const message = e.status?.message ?? e.message;
+    return {
+      refused: {
+        code: e.code,
+        reason: e.reason,
+        // Distinct: kube-apiserver names metadata.uid twice in the 422 to an apply naming another uid.
+        causes: [...new Set((e.status?.details?.causes ?? []).map((c) => c.field))].sort(),
+        phrases: PHRASES.filter((p) => message.includes(p)),
+      },
+    };
+  }
+}
+
+/**
+ * The Deployment's controller has observed its generation and has not written it for QUIET_MS (it writes the status
+ * a few times after a create or a spec change).
+ */
+async function settled(namespace: string, name: string): Promise<void> {
+  let last = "";
+  await eventually(
+    async () => {
+      const o = await kube.get<KubeObject & { status?: { observedGeneration?: number } }>(DEPLOYMENTS, name, namespace);
+      const rv = o.metadata.resourceVersion ?? "";
+      const quiet = rv === last && o.status?.observedGeneration === o.metadata.generation;
+      last = rv;
+      if (!quiet) await Bun.sleep(QUIET_MS);
+      return quiet;
+    },
+    20_000,
+    `the controller-manager to be done with Deployment ${name}`,
+  );
+}
+const QUIET_MS = 500;
+
+let ns: Awaited<ReturnType<typeof tempNamespace>>;
+beforeAll(async () => {
+  ns = await tempNamespace("conformance");
+});
+afterAll(async () => {
+  await ns?.drop();
+});
+
+test("the fake API server answers each request as kube-apiserver does", async () => {
+  const real: Side = { client: kube, namespace: ns.name, memo: {}, settled: (name) => settled(ns.name, name) };
+  const fake: Side = {
+    client: createFakeApiServer(ns.name).client,
+    namespace: ns.name,
+    memo: {},
+    settled: async () => {},
+  };
+  const rows: { step: string; real: Observation; fake: Observation }[] = [];
+  for (const [name, step] of STEPS) rows.push({ step: name, real: await run(real, step), fake: await run(fake, step) });
+  const differ = rows.filter((r) => JSON.stringify(r.real) !== JSON.stringify(r.fake));
+  if (differ.length > 0)
+    console.error(
+      differ.map((r) => `${r.step}\n  real: ${JSON.stringify(r.real)}\n  fake: ${JSON.stringify(r.fake)}`).join("\n"),
+    );
+  expect(differ.map((r) => r.step)).toEqual([]);
+  // The steps reach the cases they are named for (a sequence that went astray would compare nothing of interest).
+  const refused = (step: string) => (rows.find((r) => r.step === step)?.real.refused as { code: number })?.code;
+  expect(refused("apply naming the uid of the deleted object, none there")).toBe(409);
+  expect(refused("apply naming the uid of the deleted object, another there")).toBe(422);
+  expect(refused("DELETE with another uid as precondition")).toBe(409);
+}, 60_000);
