@@ -20,9 +20,12 @@
  *   POST records an Update managedFields entry of its fieldManager (what ownership.ts hands over);
  *   POST creates (409 AlreadyExists when present); PUT replaces; DELETE removes (409 Conflict when its
  *   preconditions' uid or resourceVersion differ from the object's).
+ * - Every kind has a status subresource, as every kind the operator writes does: a create stores no status, a write
+ *   of the object keeps the stored one (what either says of the status is ignored).
  * - Every write to an existing object (apply, patch, PUT) is stored as the API server stores it: the generation one
  *   more when the spec changed (never on a status write); a write that changes nothing stores nothing and keeps the
- *   resourceVersion.
+ *   resourceVersion. A PUT must name the object's resourceVersion (422 without, as for a custom resource; built-in
+ *   kinds also take an unconditional one, which nothing here sends; 409 when it differs).
  * - Checked against kube-apiserver: tests/fake-apiserver-conformance.test.ts sends the same requests to both and
  *   compares the answers (code, reason, causes, the words of the message that matter, generation, resourceVersion).
  * - Scripted failures: `answer` may return `{ code, message }` for an action, which then fails with that
@@ -183,8 +186,9 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
         const path = `${a.path}/${body.metadata.name}`;
         if (objects.has(path)) throw new Answer(409, `"${body.metadata.name}" already exists`, "AlreadyExists");
         const manager = a.query.fieldManager;
+        const { status: _dropped, ...object } = body;
         return store(path, {
-          ...body,
+          ...object,
           metadata: {
             ...body.metadata,
             uid: `uid-${++counter}`,
@@ -195,9 +199,18 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
           },
         });
       }
-      case "PUT application/json":
+      case "PUT application/json": {
         if (!cur) throw missing();
+        const rv = body.metadata?.resourceVersion;
+        if (rv === undefined) {
+          const why = "Invalid value: 0: must be specified for an update";
+          throw new Answer(422, `"${nameOf(key)}" is invalid: metadata.resourceVersion: ${why}`, "Invalid", [
+            { field: "metadata.resourceVersion", reason: "FieldValueInvalid", message: why },
+          ]);
+        }
+        if (rv !== cur.metadata.resourceVersion) throw modified(key);
         return update(key, cur, body);
+      }
       case "DELETE ":
       case "DELETE application/json": {
         if (!cur) throw missing();
@@ -220,11 +233,14 @@ export function createFakeApiServer(namespace = "default", now: () => number = D
 
   /**
    * A write to the existing object `cur` (`sub`: its status subresource) that makes it `next`, as the API server
-   * stores it: admitted (not a status write); the generation one more when the spec changed (a status write never
-   * changes it); when nothing changed, nothing is written and the resourceVersion stays.
+   * stores it: a write of the object keeps the stored status (what it says of the status is ignored) and is admitted;
+   * the generation one more when the spec changed (a status write never changes it); when nothing changed, nothing is
+   * written and the resourceVersion stays.
    */
   function update(key: string, cur: KubeObject, next: KubeObject, sub?: "status"): KubeObject {
-    const admitted = !sub && api.admit ? api.admit(clone(next)) : next;
+    const written: KubeObject = sub ? next : { ...next, status: cur.status };
+    if (written.status === undefined) delete written.status;
+    const admitted = !sub && api.admit ? api.admit(clone(written)) : written;
     const bumped = !sub && !same(admitted.spec, cur.spec);
     const meta: ObjectMeta = { ...admitted.metadata, resourceVersion: cur.metadata.resourceVersion };
     if (bumped || cur.metadata.generation !== undefined)
