@@ -12,7 +12,8 @@
  * 4. churn stops; within `settleMs` every convergence invariant must hold (invariants.ts);
  * 5. quiet: for `quietMs` the replicas write nothing (no POST, no PATCH);
  * 6. decoys, the outside namespace, and the processes are checked (checks.ts); replicas stop;
- * 7. everything the soak created is deleted (unless `keep`).
+ * 7. everything the soak created is deleted (unless `keep`); what the control plane's logs gained during the soak is
+ *    copied to <logDir>/cluster/ (cluster-logs.ts), as the cluster's own go with it.
  * An aborted `signal` ends the soak early: the fault under way is finished, phases 4-6 are skipped, the replicas
  * stop and 7 runs; runSoak then rejects with the signal's reason (no report: nothing was checked).
  */
@@ -23,9 +24,11 @@ import { buildManifests, clusterRoleName, LEASE_NAME, resourceOf } from "../../s
 import { METRICS_READER_ROLE } from "../../src/install/rbac.ts";
 import { createKubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
+import { paths } from "../cluster/state.ts";
 import { adminConnection, kubeconfigYaml } from "../_identities.ts";
 import { KUBECTL_CACHE_DIR, kubectl } from "../_kubectl.ts";
 import { NAMESPACES, WEBAPPS, ensureCrd, kube, kubeconfig } from "../_support.ts";
+import { copyLogsSince, markLogs } from "./cluster-logs.ts";
 import { measureHealthy, objectWrites, processChecks, totals, type ErrorClass } from "./checks.ts";
 import { appName, createChurn, randomSpec, type ChurnStats, type Population } from "./churn.ts";
 import { changedDecoys, fingerprintDecoys, plantDecoys } from "./decoys.ts";
@@ -95,6 +98,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const outsideNs = `chaos-${id}-outside`;
   const logDir = join(tmpdir(), `devctl-chaos-${new Date().toISOString().replace(/[:.]/g, "-")}`);
   mkdirSync(logDir, { recursive: true });
+  const clusterLogs = markLogs(paths.logs);
   log(`seed ${o.seed}, ${o.webapps} WebApps in ${ns}, ${o.minutes} min of chaos; operator logs in ${logDir}`);
 
   // 1. setup
@@ -294,6 +298,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const codes = await fleet.stop();
     log(`replicas stopped (exit codes ${codes.join(", ") || "none running"})`);
     if (!o.keep) await cleanup(ns, installNs, outsideNs).catch((e: Error) => log(`cleanup failed: ${e.message}`));
+    try {
+      const copied = copyLogsSince(clusterLogs, join(logDir, "cluster"));
+      log(
+        `the control plane's logs of the soak: ${copied.map((c) => c.name).join(", ") || "none"} in ${logDir}/cluster`,
+      );
+    } catch (e) {
+      log(`could not copy the control plane's logs: ${(e as Error).message}`);
+    }
   }
   const proc = processChecks(fleet, faults.records);
   checks.push(...proc.checks);

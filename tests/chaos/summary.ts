@@ -14,7 +14,7 @@ export function formatSummary(r: SoakReport): string {
     `devctl chaos soak — ${(r.chaosMs / 60_000).toFixed(1)} min of churn and faults on ${o.webapps} WebApps (seed ${o.seed}); 2 replicas, leader election ${o.lease.durationMs / 1000}/${o.lease.renewMs / 1000}/${o.lease.retryMs / 1000} s (lease/renew/retry)`,
   );
   out.push(
-    `  initial convergence of ${o.webapps} WebApps: ${s(r.initialConvergenceMs)}; logs and report.json in ${r.logDir}`,
+    `  initial convergence of ${o.webapps} WebApps: ${s(r.initialConvergenceMs)}; the operators' and the control plane's logs and report.json in ${r.logDir}`,
   );
   out.push("", `Faults injected: ${r.faults.length}`);
   for (const kind of FAULT_KINDS) {
