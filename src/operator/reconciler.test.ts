@@ -1770,10 +1770,15 @@ describe("pods that cannot run", () => {
       message,
       lastTimestamp: at,
     });
-    // Just started: no probe has had its chance yet, and no event is read.
-    w.api.put(PODS, unready("test-app-a", new Date(w.clock.now() - 2_000).toISOString()));
+    // Just started: the probe failed before the app listened, 2 s into the run on the kubelet's clock. Not a failure,
+    // whatever the operator's clock says (here the node's is a day behind it).
+    w.api.put(PODS, unready("test-app-a", "2019-12-31T00:00:00Z"));
+    w.api.put(
+      EVENTS,
+      unhealthy("a.0", "test-app-a", "Readiness probe failed: connection refused", "2019-12-31T00:00:02Z"),
+    );
     await w.reconcile();
-    expect(w.api.actions.filter((a) => a.path.endsWith("/events"))).toEqual([]);
+    expect(w.api.actions.filter((a) => a.path.endsWith("/events")).length).toBe(1);
     expect(findCondition(lastStatus(w)?.conditions, "Degraded")?.status).not.toBe("True");
 
     w.resync();
@@ -1803,6 +1808,7 @@ describe("pods that cannot run", () => {
     expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
     const lists = w.api.actions.filter((a) => a.path === "/api/v1/namespaces/default/events" && a.method === "GET");
     expect(lists.map((a) => a.query.fieldSelector)).toEqual([
+      "involvedObject.kind=Pod,involvedObject.name=test-app-a,reason=Unhealthy",
       "involvedObject.kind=Pod,involvedObject.name=test-app-a,reason=Unhealthy",
     ]);
     const status = lastStatus(w);

@@ -123,7 +123,6 @@ test("a container refused for running as root gets the non-root hint, not the mi
 });
 
 describe("unreadyContainer", () => {
-  const NOW = Date.parse("2026-01-01T00:01:00Z");
   const pod = (probe: object | undefined, status: object): KubeObject => ({
     apiVersion: "v1",
     kind: "Pod",
@@ -139,25 +138,24 @@ describe("unreadyContainer", () => {
   const running = (startedAt: string, ready: boolean) => ({ ready, state: { running: { startedAt } } });
   const readiness = { readinessProbe: { httpGet: { path: "/healthz", port: 80 } } };
 
-  test("a probed container running unready for PROBE_SETTLE_MS or longer", () => {
-    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:50Z", false)), NOW)).toBe("app");
-    expect(PROBE_SETTLE_MS).toBe(10_000);
+  test("a probed container running unready, with when it started (the kubelet's time, not compared with any clock)", () => {
+    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:50Z", false)))).toEqual({
+      name: "app",
+      startedAt: Date.parse("2026-01-01T00:00:50Z"),
+    });
     expect(
-      unreadyContainer(
-        pod({ startupProbe: { exec: { command: ["true"] } } }, running("2026-01-01T00:00:00Z", false)),
-        NOW,
-      ),
-    ).toBe("app");
+      unreadyContainer(pod({ startupProbe: { exec: { command: ["true"] } } }, running("2040-01-01T00:00:00Z", false))),
+    ).toEqual({ name: "app", startedAt: Date.parse("2040-01-01T00:00:00Z") });
+    expect(unreadyContainer(pod(readiness, { ready: false, state: { running: {} } }))?.startedAt).toBeNaN();
   });
 
-  test("not one that is ready, just started, not running, or has no probe to fail", () => {
-    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:00Z", true)), NOW)).toBeUndefined();
-    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:51Z", false)), NOW)).toBeUndefined();
+  test("not one that is ready, not running, or has no probe to fail", () => {
+    expect(unreadyContainer(pod(readiness, running("2026-01-01T00:00:00Z", true)))).toBeUndefined();
     expect(
-      unreadyContainer(pod(readiness, { ready: false, state: { waiting: { reason: "ContainerCreating" } } }), NOW),
+      unreadyContainer(pod(readiness, { ready: false, state: { waiting: { reason: "ContainerCreating" } } })),
     ).toBeUndefined();
-    expect(unreadyContainer(pod(undefined, running("2026-01-01T00:00:00Z", false)), NOW)).toBeUndefined();
-    expect(unreadyContainer({ apiVersion: "v1", kind: "Pod", metadata: {} }, NOW)).toBeUndefined();
+    expect(unreadyContainer(pod(undefined, running("2026-01-01T00:00:00Z", false)))).toBeUndefined();
+    expect(unreadyContainer({ apiVersion: "v1", kind: "Pod", metadata: {} })).toBeUndefined();
   });
 });
 
@@ -179,6 +177,9 @@ describe("probeFailure", () => {
       ...at,
     }) as KubeObject;
 
+  /** Started at midnight on the kubelet's clock. */
+  const app = { name: "app", startedAt: Date.parse("2026-01-01T00:00:00Z") };
+
   test("the newest Unhealthy event of that pod's container, in the kubelet's words", () => {
     const events = [
       event("p", "app", "Readiness probe failed: HTTP probe failed with statuscode: 500", {
@@ -193,7 +194,7 @@ describe("probeFailure", () => {
       event("q", "app", "Readiness probe failed: newer, of another pod", { lastTimestamp: "2026-01-01T00:01:00Z" }),
       event("p", "app", "Back-off restarting failed container", { lastTimestamp: "2026-01-01T00:01:00Z" }, "BackOff"),
     ];
-    expect(probeFailure("p", "app", events)).toEqual({
+    expect(probeFailure("p", app, events)).toEqual({
       pod: "p",
       reason: "ProbeFailed",
       message: "container app: Startup probe failed: dial tcp 10.0.0.1:80: connect: connection refused",
@@ -207,15 +208,44 @@ describe("probeFailure", () => {
     const liveness = event("p", "app", "Liveness probe failed: HTTP probe failed with statuscode: 404", {
       lastTimestamp: "2026-01-01T00:00:30Z",
     });
-    expect(probeFailure("p", "app", [liveness, readiness])?.message).toBe(
+    expect(probeFailure("p", app, [liveness, readiness])?.message).toBe(
       "container app: Readiness probe failed: HTTP probe failed with statuscode: 404",
     );
-    expect(probeFailure("p", "app", [liveness])?.message).toBe(
+    expect(probeFailure("p", app, [liveness])?.message).toBe(
       "container app: Liveness probe failed: HTTP probe failed with statuscode: 404",
     );
   });
 
   test("none when the probe has not failed yet", () => {
-    expect(probeFailure("p", "app", [])).toBeUndefined();
+    expect(probeFailure("p", app, [])).toBeUndefined();
+  });
+
+  test("a failure counts from PROBE_SETTLE_MS into the run, on the kubelet's clock: not while starting, not of an earlier run", () => {
+    const at = (lastTimestamp: string) =>
+      event("p", "app", `Readiness probe failed: at ${lastTimestamp}`, { lastTimestamp });
+    // Starting: the app was not listening yet.
+    expect(probeFailure("p", app, [at("2026-01-01T00:00:03Z")])).toBeUndefined();
+    expect(probeFailure("p", app, [at("2026-01-01T00:00:10Z")])?.message).toBe(
+      "container app: Readiness probe failed: at 2026-01-01T00:00:10Z",
+    );
+    // The newest failure of the run before a restart is not this run's.
+    expect(probeFailure("p", app, [at("2025-12-31T23:59:50Z")])).toBeUndefined();
+    // A series' last observation is when the kubelet last saw it (events.k8s.io events seen through core/v1).
+    const series = event("p", "app", "Readiness probe failed: series", {
+      eventTime: "2026-01-01T00:00:01.000000Z",
+    }) as KubeObject & { series?: unknown };
+    series.series = { count: 4, lastObservedTime: "2026-01-01T00:00:31.000000Z" };
+    expect(probeFailure("p", app, [series])?.message).toBe("container app: Readiness probe failed: series");
+    // No startedAt: nothing holds the failure back.
+    expect(probeFailure("p", { name: "app", startedAt: Number.NaN }, [at("2026-01-01T00:00:03Z")])).toBeDefined();
+  });
+
+  test("clock skew: the operator's clock is not involved, whatever the node's clock says", () => {
+    // A node an hour ahead of (or behind) the operator: started at 10:00 and failing at 10:00:15 on its clock.
+    const skewed = { name: "app", startedAt: Date.parse("2026-01-01T10:00:00Z") };
+    const failing = event("p", "app", "Readiness probe failed: HTTP probe failed with statuscode: 503", {
+      lastTimestamp: "2026-01-01T10:00:15Z",
+    });
+    expect(probeFailure("p", skewed, [failing])?.reason).toBe("ProbeFailed");
   });
 });

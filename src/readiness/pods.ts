@@ -128,14 +128,26 @@ const NON_ROOT_HINT =
   "the pod must run as a non-root user (spec.podSecurity: restricted sets runAsNonRoot): use an image whose USER " +
   "is a numeric id other than 0 (e.g. USER 65532), as the kubelet cannot check a user name";
 
-/** How long a container must have run, not ready, before its probe counts as failing (a start takes a moment). */
+/**
+ * How long a container must have run before a failure of its probe counts (a start takes a moment: an app that is not
+ * listening yet fails its first probes). Measured on the kubelet's clock alone: from the container's startedAt to the
+ * time of the kubelet's Unhealthy event, both written by the kubelet (probeFailure). The operator's clock, which
+ * may be skewed against the node's, is never compared with them: a node whose clock is ahead no longer delays the
+ * diagnosis by the skew, one that is behind no longer makes it early.
+ */
 export const PROBE_SETTLE_MS = 10_000;
 
+/** A container that runs unready behind a probe: its name, and when it started on the kubelet's clock (NaN: unknown). */
+export interface UnreadyContainer {
+  name: string;
+  startedAt: number;
+}
+
 /**
- * The first container of a pod that has run for PROBE_SETTLE_MS (given `now`), has a readiness or startup probe and
- * is not ready: the probe keeps it out of service. Its name, or undefined.
+ * The first container of a pod that runs, has a readiness or startup probe and is not ready: the probe keeps it
+ * out of service, or it is starting. Whether the probe fails is for probeFailure to say, from the kubelet's events.
  */
-export function unreadyContainer(pod: KubeObject, now: number): string | undefined {
+export function unreadyContainer(pod: KubeObject): UnreadyContainer | undefined {
   const probed = new Set(
     array(record(pod.spec).containers)
       .map(record)
@@ -143,9 +155,9 @@ export function unreadyContainer(pod: KubeObject, now: number): string | undefin
       .map((c) => String(c.name)),
   );
   for (const c of array(record(pod.status).containerStatuses).map(record)) {
-    const startedAt = Date.parse(String(record(record(c.state).running).startedAt));
-    if (c.ready === true || !probed.has(String(c.name)) || !(now - startedAt >= PROBE_SETTLE_MS)) continue;
-    return String(c.name);
+    const running = record(c.state).running;
+    if (c.ready === true || !probed.has(String(c.name)) || running === undefined) continue;
+    return { name: String(c.name), startedAt: Date.parse(String(record(running).startedAt)) };
   }
   return undefined;
 }
@@ -155,20 +167,41 @@ const gatesReady = (e: Record<string, unknown>) => /^(Readiness|Startup) probe/.
 
 /**
  * ProbeFailed for `container` of `pod` from the kubelet's newest Unhealthy event about it ("Readiness probe failed:
- * HTTP probe failed with statuscode: 404"), or undefined when there is none (the probe has not failed yet). The
+ * HTTP probe failed with statuscode: 404"), or undefined when there is none (the probe has not failed yet). Only an
+ * event the kubelet reported PROBE_SETTLE_MS or more after the container started counts (both times the kubelet's):
+ * a failure while it was starting, or of an earlier run of the container (before a restart), does not. The
  * container is unready, so a readiness or startup probe's event, the probes that keep it so, goes before a newer
  * liveness one (a health check on one path fails both, and which the kubelet reported last is chance).
  */
-export function probeFailure(pod: string, container: string, events: readonly KubeObject[]): PodFailure | undefined {
-  const when = (e: Record<string, unknown>) =>
-    Date.parse(String(e.lastTimestamp ?? e.eventTime ?? record(e.metadata).creationTimestamp)) || 0;
+export function probeFailure(
+  pod: string,
+  container: UnreadyContainer,
+  events: readonly KubeObject[],
+): PodFailure | undefined {
+  // An unknown start (no startedAt) does not hold a failure back.
+  const settled = Number.isNaN(container.startedAt) ? Number.NEGATIVE_INFINITY : container.startedAt + PROBE_SETTLE_MS;
   const newest = events
     .map((e) => e as unknown as Record<string, unknown>)
     .filter((e) => {
       const about = record(e.involvedObject);
-      return e.reason === "Unhealthy" && about.name === pod && String(about.fieldPath).endsWith(`{${container}}`);
+      return (
+        e.reason === "Unhealthy" &&
+        about.name === pod &&
+        String(about.fieldPath).endsWith(`{${container.name}}`) &&
+        reportedAt(e) >= settled
+      );
     })
-    .sort((a, b) => Number(gatesReady(b)) - Number(gatesReady(a)) || when(b) - when(a))[0];
+    .sort((a, b) => Number(gatesReady(b)) - Number(gatesReady(a)) || reportedAt(b) - reportedAt(a))[0];
   if (!newest || typeof newest.message !== "string") return undefined;
-  return { pod, reason: "ProbeFailed", message: `container ${container}: ${newest.message.trim()}` };
+  return { pod, reason: "ProbeFailed", message: `container ${container.name}: ${newest.message.trim()}` };
+}
+
+/**
+ * When the reporter (the kubelet) last saw what an event says, on its clock: the series' last observation, else
+ * lastTimestamp (core/v1 events), else eventTime; the API server's creationTimestamp only when none is there.
+ */
+function reportedAt(e: Record<string, unknown>): number {
+  const at =
+    record(e.series).lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? record(e.metadata).creationTimestamp;
+  return Date.parse(String(at)) || 0;
 }
