@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { KubeError } from "../src/kube/errors.ts";
-import type { KubeClient, KubeObject } from "../src/kube/types.ts";
+import type { KubeClient, KubeObject, PatchOptions, PatchType, ResourceType } from "../src/kube/types.ts";
 import { createFakeApiServer } from "../src/operator/_fake-apiserver.ts";
 import { DEPLOYMENTS, ensureCrd, eventually, kube, tempNamespace, WEBAPPS } from "./_support.ts";
 
@@ -67,6 +67,21 @@ function seen(s: Side, obj: KubeObject, since?: string): Observation {
 
 const spec = (obj: KubeObject) => obj.spec as { minReadySeconds?: number; replicas?: number };
 
+/** A patch of the Deployment "web". */
+const patchWeb = (s: Side, patch: unknown, type: PatchType, opts?: PatchOptions) =>
+  s.client.patch<KubeObject>(DEPLOYMENTS, "web", s.namespace, patch, type, opts);
+
+/** A JSON patch of spec.minReadySeconds to `value` on the condition that it is `expected`. */
+const minReadySeconds = (expected: number, value: number) => [
+  { op: "test", path: "/spec/minReadySeconds", value: expected },
+  { op: "replace", path: "/spec/minReadySeconds", value },
+];
+
+/** Notes the object's resourceVersion now, for a step that says whether its write moved it (`seen(..., "rv")`). */
+async function noteVersion(s: Side, rt: ResourceType, name: string): Promise<void> {
+  s.memo.rv = (await s.client.get(rt, name, s.namespace)).metadata.resourceVersion ?? "";
+}
+
 /** The steps, in order, each run against both servers. */
 const STEPS: [string, (s: Side) => Promise<Observation>][] = [
   ["GET of a missing object", async (s) => ({ got: await s.client.get(DEPLOYMENTS, "web", s.namespace) })],
@@ -90,7 +105,7 @@ const STEPS: [string, (s: Side) => Promise<Observation>][] = [
     "apply of the same intent: nothing written",
     async (s) => {
       await s.settled("web");
-      s.memo.rv = (await s.client.get(DEPLOYMENTS, "web", s.namespace)).metadata.resourceVersion ?? "";
+      await noteVersion(s, DEPLOYMENTS, "web");
       return seen(
         s,
         await s.client.apply(DEPLOYMENTS, deployment(s.namespace, "web"), { fieldManager: MANAGER }),
@@ -132,29 +147,13 @@ const STEPS: [string, (s: Side) => Promise<Observation>][] = [
   ],
   [
     "merge patch naming a stale resourceVersion",
-    async (s) =>
-      seen(
-        s,
-        await s.client.patch(
-          DEPLOYMENTS,
-          "web",
-          s.namespace,
-          { metadata: { resourceVersion: "1", labels: { extra: "x" } } },
-          "merge",
-        ),
-      ),
+    async (s) => seen(s, await patchWeb(s, { metadata: { resourceVersion: "1", labels: { extra: "x" } } }, "merge")),
   ],
   [
     "merge patch of a label",
     async (s) => {
-      s.memo.rv = (await s.client.get(DEPLOYMENTS, "web", s.namespace)).metadata.resourceVersion ?? "";
-      const o = await s.client.patch<KubeObject>(
-        DEPLOYMENTS,
-        "web",
-        s.namespace,
-        { metadata: { labels: { extra: "x" } } },
-        "merge",
-      );
+      await noteVersion(s, DEPLOYMENTS, "web");
+      const o = await patchWeb(s, { metadata: { labels: { extra: "x" } } }, "merge");
       return { ...seen(s, o, "rv"), label: o.metadata.labels?.extra };
     },
   ],
@@ -162,14 +161,8 @@ const STEPS: [string, (s: Side) => Promise<Observation>][] = [
     "merge patch that changes nothing: nothing written",
     async (s) => {
       await s.settled("web");
-      s.memo.rv = (await s.client.get(DEPLOYMENTS, "web", s.namespace)).metadata.resourceVersion ?? "";
-      const o = await s.client.patch<KubeObject>(
-        DEPLOYMENTS,
-        "web",
-        s.namespace,
-        { metadata: { labels: { extra: "x" } } },
-        "merge",
-      );
+      await noteVersion(s, DEPLOYMENTS, "web");
+      const o = await patchWeb(s, { metadata: { labels: { extra: "x" } } }, "merge");
       return seen(s, o, "rv");
     },
   ],
@@ -189,47 +182,17 @@ const STEPS: [string, (s: Side) => Promise<Observation>][] = [
   [
     "merge patch of the status subresource leaves the spec",
     async (s) => {
-      const o = await s.client.patch<KubeObject>(
-        DEPLOYMENTS,
-        "web",
-        s.namespace,
-        { spec: { minReadySeconds: 9 }, status: { observedGeneration: 2 } },
-        "merge",
-        { subresource: "status" },
-      );
+      const o = await patchWeb(s, { spec: { minReadySeconds: 9 }, status: { observedGeneration: 2 } }, "merge", {
+        subresource: "status",
+      });
       return { ...seen(s, o), minReadySeconds: spec(o).minReadySeconds };
     },
   ],
-  [
-    "JSON patch whose test fails",
-    async (s) =>
-      seen(
-        s,
-        await s.client.patch(
-          DEPLOYMENTS,
-          "web",
-          s.namespace,
-          [
-            { op: "test", path: "/spec/minReadySeconds", value: 7 },
-            { op: "replace", path: "/spec/minReadySeconds", value: 8 },
-          ],
-          "json",
-        ),
-      ),
-  ],
+  ["JSON patch whose test fails", async (s) => seen(s, await patchWeb(s, minReadySeconds(7, 8), "json"))],
   [
     "JSON patch whose test holds",
     async (s) => {
-      const o = await s.client.patch<KubeObject>(
-        DEPLOYMENTS,
-        "web",
-        s.namespace,
-        [
-          { op: "test", path: "/spec/minReadySeconds", value: 6 },
-          { op: "replace", path: "/spec/minReadySeconds", value: 8 },
-        ],
-        "json",
-      );
+      const o = await patchWeb(s, minReadySeconds(6, 8), "json");
       return { ...seen(s, o), minReadySeconds: spec(o).minReadySeconds };
     },
   ],
@@ -333,9 +296,10 @@ function seenWebApp(s: Side, obj: KubeObject, since?: string): Observation {
   return { ...seen(s, obj, since), replicas: spec(obj).replicas, observedGeneration };
 }
 
-/** A merge patch of the WebApp's status subresource, as status-write.ts sends it. */
-const patchStatus = (s: Side, patch: Record<string, unknown>) =>
-  s.client.patch<KubeObject>(WEBAPPS, "app", s.namespace, patch, "merge", { subresource: "status" });
+/** A merge patch of the WebApp "app"; of its status subresource, as status-write.ts sends it, with `status`. */
+const patchApp = (s: Side, patch: Record<string, unknown>, opts?: PatchOptions) =>
+  s.client.patch<KubeObject>(WEBAPPS, "app", s.namespace, patch, "merge", opts);
+const patchStatus = (s: Side, patch: Record<string, unknown>) => patchApp(s, patch, { subresource: "status" });
 
 /**
  * The same for a custom resource with a status subresource, which the operator reads and writes the status of
@@ -367,26 +331,12 @@ const WEBAPP_STEPS: [string, (s: Side) => Promise<Observation>][] = [
   ],
   [
     "WebApp: merge patch of the status through the object: ignored",
-    async (s) =>
-      seenWebApp(
-        s,
-        await s.client.patch(WEBAPPS, "app", s.namespace, { status: { observedGeneration: 9 } }, "merge"),
-        "rv",
-      ),
+    async (s) => seenWebApp(s, await patchApp(s, { status: { observedGeneration: 9 } }), "rv"),
   ],
-  [
-    "WebApp: merge patch of the spec",
-    async (s) =>
-      seenWebApp(s, await s.client.patch(WEBAPPS, "app", s.namespace, { spec: { replicas: 3 } }, "merge"), "rv"),
-  ],
+  ["WebApp: merge patch of the spec", async (s) => seenWebApp(s, await patchApp(s, { spec: { replicas: 3 } }), "rv")],
   [
     "WebApp: merge patch of an annotation",
-    async (s) =>
-      seenWebApp(
-        s,
-        await s.client.patch(WEBAPPS, "app", s.namespace, { metadata: { annotations: { a: "b" } } }, "merge"),
-        "rv",
-      ),
+    async (s) => seenWebApp(s, await patchApp(s, { metadata: { annotations: { a: "b" } } }), "rv"),
   ],
   [
     "WebApp: apply with a status: the status ignored",
@@ -463,25 +413,33 @@ async function run(s: Side, step: (s: Side) => Promise<Observation>): Promise<Ob
 }
 
 /**
- * The Deployment's controller has observed its generation and has not written it for QUIET_MS (it writes the status
- * a few times after a create or a spec change).
+ * The Deployment's controller is done with it: it observed its generation, reports its rollout complete (Progressing,
+ * NewReplicaSetAvailable: the last status it writes for a Deployment of 0 replicas until the spec changes), and has
+ * not written it for QUIET_MS. A loaded controller-manager may take a while (SETTLE_MS).
  */
 async function settled(namespace: string, name: string): Promise<void> {
+  type Observed = KubeObject & {
+    status?: { observedGeneration?: number; conditions?: { type: string; reason?: string }[] };
+  };
   let last = "";
   await eventually(
     async () => {
-      const o = await kube.get<KubeObject & { status?: { observedGeneration?: number } }>(DEPLOYMENTS, name, namespace);
+      const o = await kube.get<Observed>(DEPLOYMENTS, name, namespace);
       const rv = o.metadata.resourceVersion ?? "";
-      const quiet = rv === last && o.status?.observedGeneration === o.metadata.generation;
+      const done =
+        o.status?.observedGeneration === o.metadata.generation &&
+        o.status?.conditions?.some((c) => c.type === "Progressing" && c.reason === "NewReplicaSetAvailable");
+      const quiet = done && rv === last;
       last = rv;
       if (!quiet) await Bun.sleep(QUIET_MS);
       return quiet;
     },
-    20_000,
+    SETTLE_MS,
     `the controller-manager to be done with Deployment ${name}`,
   );
 }
-const QUIET_MS = 500;
+const QUIET_MS = 1_000;
+const SETTLE_MS = 90_000;
 
 let ns: Awaited<ReturnType<typeof tempNamespace>>;
 beforeAll(async () => {
@@ -503,7 +461,6 @@ test("the fake API server answers each request as kube-apiserver does", async ()
   const rows: { step: string; real: Observation; fake: Observation }[] = [];
   for (const [name, step] of [...STEPS, ...WEBAPP_STEPS])
     rows.push({ step: name, real: await run(real, step), fake: await run(fake, step) });
-    for (const r of rows) console.error(r.step, JSON.stringify(r.real), JSON.stringify(r.fake));
   const differ = rows.filter((r) => JSON.stringify(r.real) !== JSON.stringify(r.fake));
   if (differ.length > 0)
     console.error(
@@ -515,4 +472,4 @@ test("the fake API server answers each request as kube-apiserver does", async ()
   expect(refused("apply naming the uid of the deleted object, none there")).toBe(409);
   expect(refused("apply naming the uid of the deleted object, another there")).toBe(422);
   expect(refused("DELETE with another uid as precondition")).toBe(409);
-}, 60_000);
+}, 300_000);
