@@ -224,7 +224,9 @@ describe("probeFailure", () => {
     const at = (lastTimestamp: string) =>
       event("p", "app", `Readiness probe failed: at ${lastTimestamp}`, { lastTimestamp });
     // Starting: the app was not listening yet.
+    expect(PROBE_SETTLE_MS).toBe(10_000);
     expect(probeFailure("p", app, [at("2026-01-01T00:00:03Z")])).toBeUndefined();
+    expect(probeFailure("p", app, [at("2026-01-01T00:00:09.999Z")])).toBeUndefined();
     expect(probeFailure("p", app, [at("2026-01-01T00:00:10Z")])?.message).toBe(
       "container app: Readiness probe failed: at 2026-01-01T00:00:10Z",
     );
