@@ -261,9 +261,10 @@ function withStatus(
   dep: KubeObject | undefined,
   svc: KubeObject | undefined,
   pdb: KubeObject | undefined = wantsDisruptionBudget(app.spec) ? liveBudget(app) : undefined,
+  at = START - 60_000,
 ): WebApp {
   const live = { Deployment: dep, Service: svc, PodDisruptionBudget: pdb };
-  return { ...app, status: computeStatus(app, live, [], START - 60_000) };
+  return { ...app, status: computeStatus(app, live, [], at) };
 }
 
 const degraded = (a: Action | undefined) =>
@@ -1660,14 +1661,15 @@ describe("pods that cannot run", () => {
   });
   const pull = { reason: "ImagePullBackOff", message: 'Back-off pulling image "nginx:nope"' };
   /** A WebApp whose Deployment runs 1 of 3 pods, stored when its status was last written a minute ago. */
-  function stuck() {
+  /** A WebApp not Ready since `since` (its stored status written then), 1 of 3 pods available. */
+  function stuck(since = START - 60_000) {
     const w = world();
     const dep = w.cached(liveDeployment(testApp(), 3));
     (dep.status as { availableReplicas: number; readyReplicas: number }).availableReplicas = 1;
     (dep.status as { availableReplicas: number; readyReplicas: number }).readyReplicas = 1;
     const svc = w.cached(liveService(testApp()));
-    w.cached(liveBudget(testApp()));
-    w.stored(withStatus(testApp(), dep, svc));
+    const pdb = w.cached(liveBudget(testApp()));
+    w.stored(withStatus(testApp(), dep, svc, pdb, since));
     return w;
   }
   const podLists = (w: ReturnType<typeof world>) => w.api.actions.filter((a) => a.path === POD_PATH);
@@ -1726,6 +1728,14 @@ describe("pods that cannot run", () => {
     expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
     expect(w.statusWrites()).toHaveLength(1);
     expect(w.events.filter((e) => e.type === "Warning")).toHaveLength(1);
+  });
+
+  test("a not-Ready status stamped by a clock ahead of this one (a previous leader's, an hour ahead): the pods are read now, not an hour later", async () => {
+    const w = stuck(START + 3_600_000);
+    w.api.put({ group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true }, pod("test-app-a", pull));
+    expect(await w.reconcile()).toEqual(requeueAfter(NOT_READY_RECHECK_MS));
+    expect(podLists(w)).toHaveLength(1);
+    expect(findCondition(lastStatus(w)?.conditions, "Stalled")).toMatchObject({ reason: "ImagePullBackOff" });
   });
 
   test("the kubelet alternating ErrImagePull and ImagePullBackOff rewrites the message but sends no second Warning", async () => {

@@ -236,13 +236,16 @@ function podFailureReported(status: WebAppStatus | undefined): boolean {
 }
 
 /**
- * How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime, which this
- * operator's clock wrote); undefined when Ready.
+ * How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime); undefined when
+ * Ready. A lastTransitionTime after `now` (or none that parses) was written by a clock ahead of this one: a previous
+ * leader's on a node whose clock is ahead. How long is then unknown, and the wait for the pods is taken as over, so
+ * that the skew does not delay their diagnosis (one pods LIST sooner at most).
  */
 function notReadyFor(status: WebAppStatus, now: number): number | undefined {
   const ready = findCondition(status.conditions, "Ready");
   if (!ready || ready.status === "True") return undefined;
-  return Math.max(0, now - Date.parse(ready.lastTransitionTime));
+  const since = Date.parse(ready.lastTransitionTime);
+  return since <= now ? now - since : POD_CHECK_AFTER_MS;
 }
 
 /** Degraded/InvalidSpec naming the field; the children this WebApp still controls are reported on as they are. */
