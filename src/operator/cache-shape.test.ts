@@ -460,3 +460,40 @@ describe("the status our children keep: what the operator reads of it", () => {
     expect(shapeChild(ours).status).toBe(ours.status);
   });
 });
+
+describe("arrays in the caches", () => {
+  /** What a child's shared values are like in a process with NODE_ENV `env` (a module constant: a process of its own). */
+  const probe = (env: string) => {
+    const script = `
+      import { shapeChild, shapeWebApp } from ${JSON.stringify(`${import.meta.dir}/cache-shape.ts`)};
+      const owner = { apiVersion: "apps.example.com/v1", kind: "WebApp", name: "q9", uid: "u", controller: true };
+      const child = shapeChild({ apiVersion: "v1", kind: "Service", metadata: { name: "q9-svc", namespace: "n",
+        ownerReferences: [owner] }, spec: { ports: [{ port: 80 }] } });
+      const app = shapeWebApp({ apiVersion: "apps.example.com/v1", kind: "WebApp", metadata: { name: "q9", namespace: "n" },
+        spec: { image: "i", port: 80 }, status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: "t" }] } });
+      console.log(JSON.stringify({
+        ownerReferences: Object.isFrozen(child.metadata.ownerReferences),
+        owner: Object.isFrozen(child.metadata.ownerReferences[0]),
+        ports: Object.isFrozen(child.spec.ports),
+        port: Object.isFrozen(child.spec.ports[0]),
+        conditions: Object.isFrozen(app.status.conditions),
+      }));`;
+    const r = Bun.spawnSync([process.execPath, "-e", script], { env: { ...process.env, NODE_ENV: env } });
+    expect(r.stderr.toString()).toBe("");
+    return JSON.parse(r.stdout.toString());
+  };
+
+  test("are not frozen in the operator (JavaScriptCore gives a frozen array a sparse map, +160 B); their objects are", () => {
+    expect(probe("production")).toEqual({
+      ownerReferences: false,
+      owner: true,
+      ports: false,
+      port: true,
+      conditions: false,
+    });
+  });
+
+  test("are frozen under bun test, where a pass that changed one would fail", () => {
+    expect(probe("test")).toEqual({ ownerReferences: true, owner: true, ports: true, port: true, conditions: true });
+  });
+});
