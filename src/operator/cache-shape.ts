@@ -41,7 +41,9 @@
  *   stopped taking values when full: 10,000 WebApps' conditions, each with its own times, filled it, and nothing
  *   offered later was shared, e.g. every Deployment's new template after an image change).
  * - Pure but for freezing: the result shares the input's nested values (they are freshly parsed JSON), and those it
- *   shares between WebApps are frozen; nothing else of the input is changed.
+ *   shares between WebApps are frozen; nothing else of the input is changed. "Frozen" holds for objects; arrays are
+ *   frozen under bun test only (FREEZE_ARRAYS: a frozen array costs JavaScriptCore 160 B more), read-only by
+ *   convention in the operator.
  * - Verified children go without their spec. Once a pass has compared a cached child of ours with its intent and
  *   found it carrying it (converge.ts), the cache swaps it (store.ts `swap`, the same resourceVersion) for
  *   `verifiedChild`: no spec, stamped with what it was compared against (converge.ts `intentStamp`: the intent and
