@@ -87,8 +87,8 @@ export function sh(
 /**
  * kubectl's HTTP cache goes to a directory of this test run: the shared ~/.kube/cache would keep a
  * restarting API server's "429, retry after 5 s" and slow every later kubectl on the machine. `npm test` names it
- * and removes it (KUBECTL_CACHE_ENV); a bare `bun test` gets a temporary directory, left behind (bun test runs no
- * exit handler).
+ * and removes it (KUBECTL_CACHE_ENV), and so does a bare `bun test` (tests/_preload.ts); a script that imports this
+ * module without either (the chaos soak names its own) gets a temporary directory.
  */
 const kubectlCache = process.env[KUBECTL_CACHE_ENV] ?? mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
 export const kubectl = (args: string[], stdin?: string) =>
