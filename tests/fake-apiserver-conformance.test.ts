@@ -221,6 +221,8 @@ const STEPS: [string, (s: Side) => Promise<Observation>][] = [
   [
     "DELETE with its uid and resourceVersion as preconditions",
     async (s) => {
+      // The JSON patch changed the spec: the controller-manager writes the status after it (a CI run lost this race).
+      await s.settled("web");
       const o = await s.client.get(DEPLOYMENTS, "web", s.namespace);
       await s.client.delete(DEPLOYMENTS, "web", s.namespace, {
         preconditions: { uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion },
