@@ -13,14 +13,12 @@
  * again), the replicas are stopped and the namespaces deleted (unless --keep); no summary; exit 128 + signo.
  * The cluster itself is never stopped: the soak did not start it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { installShutdown, runChild } from "../../src/build/signals.ts";
 import { clusterState } from "../cluster/control.ts";
 import { EXTERNAL_KUBECONFIG_ENV, usingLocalCluster } from "../cluster/env.ts";
-import { KUBECTL_CACHE_ENV } from "../cluster/kubectl.ts";
+import { claimKubectlCache } from "../cluster/kubectl.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -58,9 +56,7 @@ const root = resolve(import.meta.dir, "../..");
 const shutdown = installShutdown((l) => console.error(l));
 // kubectl's cache directory (tests/_support.ts, which run.ts imports, makes one it cannot remove when none is named):
 // one of the soak's own unless a caller named it, removed on every way out (a clean-up registered first runs last).
-const ownCache = process.env[KUBECTL_CACHE_ENV] ? undefined : mkdtempSync(join(tmpdir(), "devctl-kubectl-cache-"));
-if (ownCache) process.env[KUBECTL_CACHE_ENV] = ownCache;
-const removeCache = () => ownCache && rmSync(ownCache, { recursive: true, force: true });
+const removeCache = claimKubectlCache() ?? (() => {});
 shutdown.onShutdown(async () => removeCache());
 const build = await runChild([process.execPath, "run", "src/build/build.ts"], { cwd: root });
 if (build.code !== 0) {
