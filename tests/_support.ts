@@ -195,6 +195,28 @@ export const webapp = (name: string, namespace: string, spec: Record<string, unk
 export const conditionOf = (wa: WebAppLike | undefined, type: string) =>
   wa?.status?.conditions?.find((c) => c.type === type);
 
+/** The WebApp `namespace/name` once `ok` holds for it (it may not exist yet); fails after timeoutMs saying `what`. */
+export function webAppOnce(
+  namespace: string,
+  name: string,
+  what: string,
+  ok: (w: WebAppLike) => boolean,
+  timeoutMs = 60_000,
+): Promise<WebAppLike> {
+  return eventually(
+    async () => {
+      const w = await getOrUndefined<WebAppLike>(WEBAPPS, name, namespace);
+      return w && ok(w) ? w : undefined;
+    },
+    timeoutMs,
+    `${name}: ${what}`,
+  );
+}
+
+/** Ready True, for the generation it has now. */
+export const readyOnItsGeneration = (w: WebAppLike): boolean =>
+  conditionOf(w, "Ready")?.status === "True" && w.status?.observedGeneration === w.metadata.generation;
+
 /** Events about one object, newest last. */
 export async function eventsFor(
   namespace: string,

@@ -19,12 +19,12 @@ import {
   devctl,
   ensureCrd,
   eventsOnceSeen,
-  eventually,
-  getOrUndefined,
   kube,
   tempNamespace,
   WEBAPPS,
+  readyOnItsGeneration,
   type WebAppLike,
+  webAppOnce,
   webapp,
 } from "./_support.ts";
 
@@ -49,20 +49,8 @@ const deployedImage = async (name: string) =>
   (await kube.get<Dep>(DEPLOYMENTS, `${name}-deployment`, ns.name)).spec.template.spec.containers[0]?.image;
 const get = (name: string) => kube.get<WebAppLike>(WEBAPPS, name, ns.name);
 const until = (name: string, what: string, ok: (w: WebAppLike) => boolean) =>
-  eventually(
-    async () => {
-      const w = await getOrUndefined<WebAppLike>(WEBAPPS, name, ns.name);
-      return w && ok(w) ? w : undefined;
-    },
-    WITHIN_MS,
-    `${name}: ${what}`,
-  );
-const ready = (name: string) =>
-  until(
-    name,
-    "Ready on its latest generation",
-    (w) => conditionOf(w, "Ready")?.status === "True" && w.status?.observedGeneration === w.metadata.generation,
-  );
+  webAppOnce(ns.name, name, what, ok, WITHIN_MS);
+const ready = (name: string) => until(name, "Ready on its latest generation", readyOnItsGeneration);
 const setImage = (name: string, image: string) => kube.patch(WEBAPPS, name, ns.name, { spec: { image } }, "merge");
 
 describe("with the operator's --auto-rollback", () => {

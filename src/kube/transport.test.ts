@@ -21,6 +21,7 @@ const server = Bun.serve({
   async fetch(req) {
     const url = new URL(req.url);
     if (url.pathname === "/slow") await Bun.sleep(400);
+    if (url.pathname === "/dated") return Response.json({}, { headers: { date: "Tue, 01 Jan 2030 00:00:00 GMT" } });
     if (url.pathname.endsWith("/missing/status"))
       return Response.json({ kind: "Status", code: 404, reason: "NotFound", message: "not found" }, { status: 404 });
     if (req.method === "PATCH") {
@@ -103,5 +104,22 @@ describe("a patch whose answer the caller does not need", () => {
     );
     expect(err.reason).toBe("NotFound");
     expect(err.status?.message).toBe("not found");
+  });
+});
+
+describe("the API server's Date header", () => {
+  test("is told with the wall-clock times the request was sent and answered, for an answer of any code", async () => {
+    const dates: [string | null, number, number][] = [];
+    const dated = createTransport(conn, { serverDate: (d, sent, received) => dates.push([d, sent, received]) });
+    const before = Date.now();
+    await dated.json({ method: "GET", path: "/dated" });
+    await failure(dated.json({ method: "PATCH", path: "/x/missing/status", body: {} }));
+    const after = Date.now();
+    expect(dates.map(([d]) => d)).toEqual(["Tue, 01 Jan 2030 00:00:00 GMT", expect.stringMatching(/ GMT$/)]);
+    for (const [, sent, received] of dates) {
+      expect(sent).toBeGreaterThanOrEqual(before);
+      expect(received).toBeGreaterThanOrEqual(sent);
+      expect(received).toBeLessThanOrEqual(after);
+    }
   });
 });

@@ -7,6 +7,8 @@
  * - every request carries the auth headers of the connection and a User-Agent;
  * - no answer at all (refused, TLS failure, reset, DNS) becomes KubeError "Unreachable" naming the server;
  * - every request is reported once to the observer (method, code, host, seconds) for metrics;
+ * - every answer's Date header is told to `serverDate` with the wall-clock times (Date.now()) the request was sent
+ *   and answered, from which runtime/server-time.ts tells the API server's clock;
  * - a non-watch request times out after `timeoutMs` (default 30 s), body included; watches use only the
  *   caller's signal. `json()` arms one timer and at most one listener on the caller's signal per request and
  *   disarms both once the body is read (AbortSignal.timeout + AbortSignal.any cost ~2.5% of the operator's
@@ -45,6 +47,8 @@ export interface TransportOptions {
   userAgent?: string;
   timeoutMs?: number;
   observe?: (o: RequestObservation) => void;
+  /** Told the Date header of each answer (null when it has none), and when the request was sent and answered. */
+  serverDate?: (date: string | null, sentAtMs: number, receivedAtMs: number) => void;
 }
 
 export function createTransport(conn: Connection, opts: TransportOptions = {}): Transport {
@@ -67,6 +71,7 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
     timeoutMs: number,
   ): Promise<Response> {
     const started = performance.now();
+    const sentAt = opts.serverDate ? Date.now() : 0;
     const headers: Record<string, string> = {
       Accept: req.accept ?? "application/json",
       "User-Agent": userAgent,
@@ -95,6 +100,7 @@ export function createTransport(conn: Connection, opts: TransportOptions = {}): 
       host,
       seconds: (performance.now() - started) / 1000,
     });
+    opts.serverDate?.(res.headers.get("date"), sentAt, Date.now());
     return res;
   }
 

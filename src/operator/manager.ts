@@ -18,6 +18,7 @@ import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../kube/types.ts";
 import { controllerBuilder } from "../runtime/builder.ts";
 import { realClock, type Clock } from "../runtime/clock.ts";
+import { ServerTime, serverTimeClock } from "../runtime/server-time.ts";
 import type { Controller } from "../runtime/controller.ts";
 import { createEventRecorder, type EventRecorder } from "../runtime/events.ts";
 import { createInformer, createUnservedInformer, mergeInformers, type Informer } from "../runtime/informer.ts";
@@ -88,12 +89,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   const clock = opts.clock ?? realClock;
   const log = opts.logger;
   const metrics = createRuntimeMetrics();
-  const client = createKubeClient({
-    ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
-    ...(opts.context ? { context: opts.context } : {}),
-    userAgent: "devctl-operator",
-    observe: metrics.observeRequest,
-  });
+  const { client, stampClock } = operatorClient(opts, metrics, clock);
   const identity = opts.identity ?? `${hostname()}_${crypto.randomUUID().slice(0, 8)}`;
   log.info(`starting the WebApp operator against ${client.server}`, {
     identity,
@@ -107,7 +103,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
 
   const caches = webAppCaches(client, opts, clock, unserved);
   const recorder = createEventRecorder(client, {
-    clock,
+    clock: stampClock,
     logger: log,
     component: "webapp-operator",
     reportingController: "devctl.dev/webapp-operator",
@@ -121,6 +117,7 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
     metrics,
     opts,
     clock,
+    stampClock,
   );
   const elector = opts.leaderElection ? leaderElector(client, opts.leaderElection, identity, metrics, opts) : undefined;
   const manager = new Manager({ logger: log, identity, ...(elector ? { elector } : {}) });
@@ -158,6 +155,27 @@ export async function runOperator(opts: OperatorOptions, signal: AbortSignal): P
   });
   manager.add({ description: "orphan collector", needLeaderElection: true, start: (leading) => orphans.run(leading) });
   return exitCode(await manager.run(signal), log);
+}
+
+/**
+ * The operator's API client, and the API server's clock as its answers' Date headers tell (runtime/server-time.ts),
+ * which statuses and Events are stamped with: so every leader's stamps agree, and agree with creationTimestamp. The
+ * headers are timed with Date.now(), so they are read over realClock only (another clock: `clock` itself).
+ */
+function operatorClient(
+  opts: OperatorOptions,
+  metrics: RuntimeMetrics,
+  clock: Clock,
+): { client: KubeClient; stampClock: Clock } {
+  const apiTime = new ServerTime();
+  const client = createKubeClient({
+    ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+    ...(opts.context ? { context: opts.context } : {}),
+    userAgent: "devctl-operator",
+    observe: metrics.observeRequest,
+    ...(clock === realClock ? { serverDate: (date, sent, received) => apiTime.observe(date, sent, received) } : {}),
+  });
+  return { client, stampClock: serverTimeClock(clock, apiTime) };
 }
 
 /**
@@ -268,6 +286,8 @@ function webAppController(
   metrics: RuntimeMetrics,
   opts: OperatorOptions,
   clock: Clock,
+  /** What the reconciler stamps into statuses and compares them with: the API server's clock (server-time.ts). */
+  stampClock: Clock,
 ): Controller {
   const { webapps, children } = caches;
   const logger = opts.logger;
@@ -279,7 +299,7 @@ function webAppController(
     ingressClasses,
     unserved,
     recorder,
-    clock,
+    clock: stampClock,
     logger,
     autoRollback: opts.autoRollback ?? false,
     reported: registerWebAppMetrics(metrics.registry, { list: () => webapps.list(), leading }),

@@ -12,9 +12,10 @@ import {
 import { findCondition } from "../api/conditions.ts";
 import { KubeError } from "../kube/errors.ts";
 import type { KubeClient, KubeObject } from "../kube/types.ts";
-import { createFakeClock } from "../runtime/clock.ts";
+import { type Clock, createFakeClock } from "../runtime/clock.ts";
 import type { EventRecorder, EventType } from "../runtime/events.ts";
 import { done, requeue, requeueAfter, requestFor, type Outcome } from "../runtime/reconcile.ts";
+import { ServerTime, serverTimeClock } from "../runtime/server-time.ts";
 import { createFakeApiServer, type Action } from "./_fake-apiserver.ts";
 import { testApp } from "./_test-fixtures.ts";
 import { IN_TURN, LATER } from "./child-priority.ts";
@@ -83,7 +84,7 @@ function world(
   };
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
   const rollbacks: string[] = [];
-  const start = () =>
+  const start = (reconcilerClock: Clock = clock) =>
     createWebAppReconciler({
       client: opts.wrap ? opts.wrap(api.client) : api.client,
       webapps,
@@ -91,7 +92,7 @@ function world(
       ingressClasses,
       ...(opts.unserved ? { unserved: opts.unserved } : {}),
       recorder,
-      clock,
+      clock: reconcilerClock,
       logger: silent,
       ...(opts.autoRollback ? { autoRollback: true } : {}),
       reported: (app, written) => {
@@ -101,9 +102,9 @@ function world(
   let reconciler = start();
   const keyOf = (o: { metadata: KubeObject["metadata"] }) => `${o.metadata.namespace}/${o.metadata.name}`;
   return {
-    /** A new process (or a new leader) over the same API server and caches: nothing remembered. */
-    restart(): void {
-      reconciler = start();
+    /** A new process (or a new leader) over the same API server and caches: nothing remembered. Its own clock if given. */
+    restart(reconcilerClock?: Clock): void {
+      reconciler = start(reconcilerClock);
     },
     api,
     clock,
@@ -2195,6 +2196,37 @@ describe("automatic rollback (spec.rollout.autoRollback, the operator's --auto-r
     w.stored({ ...testApp({ image: "app:v3" }, "uid-1", 3), status: stored(w).status });
     await w.reconcile();
     expect(image(w)).toBe("app:v3");
+  });
+
+  test("a new leader on a node an hour behind rolls back on time: it stamps and compares on the API server's clock", async () => {
+    const w = await failingRollout(true);
+    await w.clock.advance(30_000);
+    // The leader dies. The next one runs on a node whose clock is an hour behind the API server's (w.clock).
+    const HOUR = 3_600_000;
+    const behind: Clock = {
+      now: () => w.clock.now() - HOUR,
+      setTimeout: (fn, ms) => w.clock.setTimeout(fn, ms),
+      clearTimeout: (t) => w.clock.clearTimeout(t),
+      sleep: (ms, signal) => w.clock.sleep(ms, signal),
+    };
+    await w.clock.advance(31_000); // past failedAt + failureThreshold, on the API server's clock, by 1 s
+    // On its own clock, failedAt is an hour ahead: no rollback for another hour (as before server-time.ts).
+    w.restart(behind);
+    w.childrenCached();
+    await w.reconcile();
+    expect(image(w)).toBe("app:v2");
+    // On the API server's clock, read from one answer's Date header (operator/manager.ts wires every answer's).
+    const time = new ServerTime();
+    time.observe(new Date(w.clock.now()).toUTCString(), behind.now(), behind.now());
+    w.restart(serverTimeClock(behind, time));
+    w.childrenCached();
+    await w.reconcile();
+    expect(image(w)).toBe("app:v1");
+    w.childrenCached();
+    await w.reconcile(); // the status the rollback left to the next pass
+    w.resync();
+    const rolledBackAt = Date.parse(stored(w).status?.rollouts?.at(-1)?.rolledBackAt ?? "");
+    expect(Math.abs(rolledBackAt - w.clock.now())).toBeLessThan(1_000); // stamped in the API server's time
   });
 
   test("without autoRollback a failed revision keeps running, as before", async () => {

@@ -68,6 +68,7 @@ export interface ReconcilerDeps {
   /** The optional kinds of child the cluster does not serve (served.ts); none when left out. */
   unserved?: ReadonlySet<ChildKindName>;
   recorder: EventRecorder;
+  /** Stamped into statuses and compared with their stamps; in the operator, the API server's (runtime/server-time.ts). */
   clock: Clock;
   logger: Logger;
   /** Roll back failed revisions of WebApps that do not say (spec.rollout.autoRollback); default false. */
@@ -238,7 +239,8 @@ function podFailureReported(status: WebAppStatus | undefined): boolean {
 /**
  * How long the computed status has had Ready=False (kept across reconciles by its lastTransitionTime); undefined when
  * Ready. A lastTransitionTime after `now` (or none that parses) was written by a clock ahead of this one: a previous
- * leader's on a node whose clock is ahead. How long is then unknown, and the wait for the pods is taken as over, so
+ * leader's on a node whose clock is ahead (by up to the second server-time.ts leaves, or by any skew when that
+ * leader's devctl predates it). How long is then unknown, and the wait for the pods is taken as over, so
  * that the skew does not delay their diagnosis (one pods LIST sooner at most).
  */
 function notReadyFor(status: WebAppStatus, now: number): number | undefined {

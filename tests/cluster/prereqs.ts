@@ -33,6 +33,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
   { command: "setpriv", aptPackage: "util-linux", neededBy: "suites", why: "the in-cluster entrypoint test" },
   { command: "mount", aptPackage: "mount", neededBy: "suites", why: "the in-cluster entrypoint test" },
   { command: "script", aptPackage: "bsdutils", neededBy: "suites", why: "CLI tests on a pseudo-terminal" },
+  { command: "faketime", aptPackage: "faketime", neededBy: "suites", why: "an operator whose clock is wrong" },
   { command: "containerd", aptPackage: "containerd", neededBy: "realNode", why: "the real node's runtime" },
   { command: "ctr", aptPackage: "containerd", neededBy: "realNode", why: "imports images into the node" },
   { command: "runc", aptPackage: "runc", neededBy: "realNode", why: "the real node's OCI runtime" },
