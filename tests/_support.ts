@@ -213,6 +213,12 @@ export function webAppOnce(
   );
 }
 
+/** The image the WebApp `name`'s Deployment runs now. */
+export async function deployedImage(namespace: string, name: string): Promise<string | undefined> {
+  type Dep = KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
+  return (await kube.get<Dep>(DEPLOYMENTS, `${name}-deployment`, namespace)).spec.template.spec.containers[0]?.image;
+}
+
 /** Ready True, for the generation it has now. */
 export const readyOnItsGeneration = (w: WebAppLike): boolean =>
   conditionOf(w, "Ready")?.status === "True" && w.status?.observedGeneration === w.metadata.generation;

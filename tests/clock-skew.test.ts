@@ -15,7 +15,6 @@ import { type OperatorProcess, startOperator } from "./_operator.ts";
 import { describeWhen, type Prerequisite } from "./_skip.ts";
 import {
   conditionOf,
-  DEPLOYMENTS,
   ensureCrd,
   eventsOnceSeen,
   kube,
@@ -25,6 +24,7 @@ import {
   type WebAppLike,
   webAppOnce,
   webapp,
+  deployedImage as deployedImageOf,
 } from "./_support.ts";
 
 /** libfaketime, preloaded into the operator itself (the faketime command would stand between it and our signals). */
@@ -60,6 +60,7 @@ afterAll(async () => {
 
 const until = (name: string, what: string, ok: (w: WebAppLike) => boolean) =>
   webAppOnce(ns.name, name, what, ok, WITHIN_MS);
+const deployedImage = (name: string) => deployedImageOf(ns.name, name);
 
 /** Each stamp of the status, by where it is: "conditions[Ready].lastTransitionTime", "rollouts[1].readyAt". */
 function stamps(w: WebAppLike): Record<string, number> {
@@ -117,6 +118,7 @@ describeWhen(FAKETIME)("an operator on a node whose clock is an hour ahead of th
     // The leader goes away before its failureThreshold is over; the next one runs on this machine's clock.
     expect(await ahead?.stop()).toBe(0);
     ahead = undefined;
+    expect(await deployedImage("handed")).toBe(CRASH); // not rolled back by the first leader
     right = await startOperator(args());
     const failedAt = Date.parse(failing.status?.rollouts?.at(-1)?.failedAt ?? "");
     const rolled = await until(
@@ -126,12 +128,7 @@ describeWhen(FAKETIME)("an operator on a node whose clock is an hour ahead of th
     );
     const late = Date.now() - (failedAt + 15_000);
     console.error(`[clock-skew] rolled back ${late} ms after failedAt + failureThreshold`);
-    const dep = await kube.get<{ spec: { template: { spec: { containers: { image: string }[] } } } } & WebAppLike>(
-      DEPLOYMENTS,
-      "handed-deployment",
-      ns.name,
-    );
-    expect(dep.spec.template.spec.containers[0]?.image).toBe("nginx:1.25");
+    expect(await deployedImage("handed")).toBe("nginx:1.25");
     expect(late).toBeLessThan(WITHIN_MS);
     expectStampsWithin(failing, from - WITHIN_MS, Date.now());
     expectStampsWithin(rolled, from - WITHIN_MS, Date.now());

@@ -26,6 +26,7 @@ import {
   type WebAppLike,
   webAppOnce,
   webapp,
+  deployedImage as deployedImageOf,
 } from "./_support.ts";
 
 const CRASH = "stage.devctl.test/waiting:CrashLoopBackOff";
@@ -45,8 +46,7 @@ afterAll(async () => {
 });
 
 type Dep = KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
-const deployedImage = async (name: string) =>
-  (await kube.get<Dep>(DEPLOYMENTS, `${name}-deployment`, ns.name)).spec.template.spec.containers[0]?.image;
+const deployedImage = (name: string) => deployedImageOf(ns.name, name);
 const get = (name: string) => kube.get<WebAppLike>(WEBAPPS, name, ns.name);
 const until = (name: string, what: string, ok: (w: WebAppLike) => boolean) =>
   webAppOnce(ns.name, name, what, ok, WITHIN_MS);
