@@ -213,10 +213,13 @@ export function webAppOnce(
   );
 }
 
+/** A Deployment as far as its containers' images. */
+export type ImagedDeployment = KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
+
 /** The image the WebApp `name`'s Deployment runs now. */
 export async function deployedImage(namespace: string, name: string): Promise<string | undefined> {
-  type Dep = KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
-  return (await kube.get<Dep>(DEPLOYMENTS, `${name}-deployment`, namespace)).spec.template.spec.containers[0]?.image;
+  const d = await kube.get<ImagedDeployment>(DEPLOYMENTS, `${name}-deployment`, namespace);
+  return d.spec.template.spec.containers[0]?.image;
 }
 
 /** Ready True, for the generation it has now. */

@@ -10,7 +10,6 @@
  * - `rollout undo` sets spec.image back to an earlier Ready revision's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { KubeObject } from "../src/kube/types.ts";
 import { kstatus } from "./kstatus/kstatus.ts";
 import { type OperatorProcess, startOperator } from "./_operator.ts";
 import {
@@ -27,6 +26,7 @@ import {
   webAppOnce,
   webapp,
   deployedImage as deployedImageOf,
+  type ImagedDeployment,
 } from "./_support.ts";
 
 const CRASH = "stage.devctl.test/waiting:CrashLoopBackOff";
@@ -45,7 +45,7 @@ afterAll(async () => {
   expect(code).toBe(0);
 });
 
-type Dep = KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
+type Dep = ImagedDeployment;
 const deployedImage = (name: string) => deployedImageOf(ns.name, name);
 const get = (name: string) => kube.get<WebAppLike>(WEBAPPS, name, ns.name);
 const until = (name: string, what: string, ok: (w: WebAppLike) => boolean) =>

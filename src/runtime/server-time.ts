@@ -33,8 +33,6 @@ export class ServerTime {
   /** The last date header seen and its value in ms (answers in the same second carry the same text). */
   #lastDate = "";
   #lastDateMs = Number.NaN;
-  /** offset() of the current #bounds; undefined once they changed. */
-  #offset: number | undefined = 0;
 
   observe(date: string | null | undefined, sentAt: number, receivedAt: number): void {
     if (!date || receivedAt < sentAt) return;
@@ -48,11 +46,9 @@ export class ServerTime {
     if (!this.#bounds.every((b) => b.lo <= sample.hi && sample.lo <= b.hi)) this.#bounds = [];
     this.#bounds.push(sample);
     if (this.#bounds.length > SAMPLES) this.#bounds.shift();
-    this.#offset = undefined;
   }
 
   offset(): number {
-    if (this.#offset !== undefined) return this.#offset;
     let lo = Number.NEGATIVE_INFINITY;
     let hi = Number.POSITIVE_INFINITY;
     for (const b of this.#bounds) {
@@ -60,8 +56,7 @@ export class ServerTime {
       hi = Math.min(hi, b.hi);
     }
     // lo <= hi: pairwise intersecting intervals of a line intersect all together (Helly). 0, clamped into [lo, hi].
-    this.#offset = Math.min(Math.max(lo, 0), hi);
-    return this.#offset;
+    return Math.min(Math.max(lo, 0), hi);
   }
 }
 
